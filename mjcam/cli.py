@@ -1,0 +1,277 @@
+"""The ``mjcam`` command line. Exit status: 0 done, 1 understood but not a legal win, 2 usage,
+parse or file error (one line on stderr)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import unicodedata
+
+from scoring import (PATTERNS, PRESET_IDS, ConfigError, ContextError, NotationError, ScoreResult,
+                     format_hand, load_preset, parse_hand, score, waits)
+from scoring.engine import resolve_preset
+from scoring.notation import format_tiles
+from scoring.payments import SCHEMES
+from scoring.tables import TABLES
+from scoring.tiles import SEATS
+
+SEAT_NAMES = {"E": "East", "S": "South", "W": "West", "N": "North"}
+
+
+class UsageError(Exception):
+    """Bad command line: exit 2 with one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, as CONTRACT says
+        raise UsageError(message)
+
+
+def _seat(value: str) -> str:
+    v = value.strip().upper()
+    if v in ("1Z", "2Z", "3Z", "4Z"):
+        v = SEATS[int(v[0]) - 1]
+    if v not in SEATS:
+        raise argparse.ArgumentTypeError(f"a seat is E, S, W or N, not {value!r}")
+    return v
+
+
+def _nonneg(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, not {value}")
+    return n
+
+
+def add_score_options(p: argparse.ArgumentParser, *, rules_all: bool = False) -> None:
+    """The situation and house-rule options shared by score, waits (and photo)."""
+    choices = PRESET_IDS + (("all",) if rules_all else ())
+    p.add_argument("--rules", default="hk-old-style", choices=choices, metavar="ID",
+                   help="rule preset: " + ", ".join(choices) + " (default hk-old-style)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--self-drawn", action="store_true", help="won on a tile from the wall (default)")
+    how.add_argument("--discarder", type=_seat, metavar="SEAT", help="won on this seat's discard")
+    p.add_argument("--seat", type=_seat, default="E", help="the winner's seat wind (default E)")
+    p.add_argument("--round", type=_seat, default="E", help="the prevailing wind (default E)")
+    p.add_argument("--dealer", type=_seat, default="E", help="the dealer's seat (default E)")
+    p.add_argument("--no-flowers-in-play", action="store_true", help="bonus tiles are not used in this game")
+    for flag, text in (("last-tile", "won on the last tile of the wall (drawn or discarded)"),
+                       ("kong-replacement", "won on a kong's replacement tile"),
+                       ("double-kong", "won on the replacement after two kongs in a row"),
+                       ("robbing-kong", "won by robbing a kong (--discarder is the robbed player)"),
+                       ("heavenly", "dealer wins on the deal"), ("earthly", "won on the dealer's first discard"),
+                       ("man", "non-dealer wins in the first go-around"),
+                       ("last-of-kind", "the winning tile was the last of its kind"),
+                       ("ready", "a ready hand was declared at the start")):
+        p.add_argument("--" + flag, action="store_true", help=text)
+    p.add_argument("--responsible", type=_seat, metavar="SEAT", help="this seat pays for everyone (包)")
+    p.add_argument("--min-fan", type=_nonneg, metavar="N", help="house minimum")
+    p.add_argument("--cap", type=_nonneg, metavar="N", help="house cap on fan")
+    p.add_argument("--table", choices=list(TABLES), metavar="NAME", help="fan->points table: " + ", ".join(TABLES))
+    p.add_argument("--payment", choices=list(SCHEMES), metavar="NAME", help="payment scheme: " + ", ".join(SCHEMES))
+    p.add_argument("--config", metavar="FILE.toml", help="house rules: any value of the preset")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def situation(a: argparse.Namespace) -> dict:
+    return dict(discarder=a.discarder, seat=a.seat, round=a.round, dealer=a.dealer,
+                flowers_in_play=not a.no_flowers_in_play, last_tile=a.last_tile,
+                kong_replacement=a.kong_replacement, double_kong=a.double_kong,
+                robbing_kong=a.robbing_kong, heavenly=a.heavenly, earthly=a.earthly, man=a.man,
+                last_of_kind=a.last_of_kind, ready=a.ready, responsible=a.responsible)
+
+
+def house_rules(a: argparse.Namespace) -> dict:
+    return dict(config=a.config, min_fan=a.min_fan, cap=a.cap, table=a.table, payment=a.payment)
+
+
+# ---------------------------------------------------------------- text rendering
+
+def _width(s: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
+def _pad(s: str, n: int) -> str:
+    return s + " " * max(0, n - _width(s))
+
+
+def _how(r: ScoreResult) -> str:
+    c = r.context
+    how = "self-drawn" if c.self_drawn else f"on {SEAT_NAMES[c.discarder]}'s discard"
+    return f"won {how} · seat {c.seat} · round {c.round} · dealer {c.dealer}"
+
+
+def _reading(r: ScoreResult) -> str:
+    arr = r.arrangement
+    if arr is None:
+        return "-"
+    parts = []
+    for g in arr.groups:
+        if g.kind == "orphans":
+            parts.append(format_tiles(r.hand.concealed).replace(" ", ""))
+            continue
+        t = format_tiles(g.tiles).replace(" ", "")
+        parts.append(f"[{t}]" if g.melded else f"{{{t}}}" if g.kind == "kong" else t)
+    win = r.hand.winning
+    wait = f"   wait: {arr.wait} on {format_tiles([win])}" if win is not None else ""
+    return " ".join(parts) + wait
+
+
+def render_score(r: ScoreResult) -> str:
+    preset = load_preset(r.rules)
+    lines = [f"Hand      {format_hand(r.hand)}",
+             f"Rules     {r.rules} ({preset.name}) · {_how(r)}",
+             f"Reading   {_reading(r)}"]
+    if r.patterns:
+        lines.append("")
+        w = max(_width(p.name + (f" ×{p.count}" if p.count > 1 else "")) for p in r.patterns) + 2
+        for p in r.patterns:
+            name = p.name + (f" ×{p.count}" if p.count > 1 else "")
+            val = "limit" if p.limit else str(p.fan)
+            lines.append(f"  {_pad(name, w)}{_pad(p.zh, 18)}{val:>5}")
+        lines.append("  " + "-" * (w + 23))
+        cap = f", capped from {r.raw_fan}" if r.raw_fan != r.fan and not r.limit else ""
+        lim = " (limit hand)" if r.limit else ""
+        lines.append(f"  {_pad('Total', w + 18)}{r.fan:>5} fan{cap}{lim}   minimum {r.min_fan}")
+    for victim, by in r.suppressed:
+        lines.append(f"  not counted: {PATTERNS[victim].name} ({PATTERNS[victim].zh}), inside {PATTERNS[by].name}")
+    for note in r.notes:
+        lines.append(f"  note: {note}")
+    lines.append("")
+    if r.legal:
+        lines.append(f"Points    {r.points} ({preset.table if r.rules == preset.id else ''} table)".replace(" ( table)", ""))
+        pays = " · ".join(f"{SEAT_NAMES[s]} {v:+d}" for s, v in r.payments.items())
+        lines.append(f"Payments  {pays}")
+    else:
+        lines.append(f"Not a legal win: {r.reason}")
+    return "\n".join(lines)
+
+
+def render_all(results: list[ScoreResult]) -> str:
+    head = f"{'rules':<19}{'legal':<7}{'fan':>5}{'raw':>5}{'points':>8}   " + "  ".join(f"{s:>6}" for s in SEATS)
+    lines = [head, "-" * len(head)]
+    for r in results:
+        pays = "  ".join(f"{r.payments[s]:>+6d}" for s in SEATS)
+        fan = "L" if r.limit else str(r.fan)
+        lines.append(f"{r.rules:<19}{'yes' if r.legal else 'no':<7}{fan:>5}{r.raw_fan:>5}{r.points:>8}   {pays}")
+    for r in results:
+        pats = ", ".join(f"{p.name} {'L' if p.limit else p.fan}" for p in r.patterns) or "-"
+        lines.append(f"\n{r.rules}: {pats}" + (f"\n  not legal: {r.reason}" if not r.legal else ""))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- commands
+
+def cmd_score(a: argparse.Namespace) -> int:
+    hand = " ".join(a.hand)
+    ids = PRESET_IDS if a.rules == "all" else (a.rules,)
+    results = [score(hand, rid, **house_rules(a), **situation(a)) for rid in ids]
+    if a.json:
+        out = [r.to_json() for r in results]
+        print(json.dumps(out if a.rules == "all" else out[0], ensure_ascii=False, indent=1))
+    else:
+        print(render_all(results) if a.rules == "all" else render_score(results[0]))
+    return 0 if any(r.legal for r in results) else 1
+
+
+def cmd_waits(a: argparse.Namespace) -> int:
+    hand = parse_hand(" ".join(a.hand), waiting=True)
+    sit = situation(a)
+    discarder = sit.pop("discarder")
+    found = waits(hand, a.rules, discarder=discarder, **house_rules(a), **sit)
+    if a.json:
+        print(json.dumps([{"tile": w.tile, "discarder": w.discarder, "discard": w.discard.to_json(),
+                           "self_drawn": w.self_drawn.to_json()} for w in found],
+                         ensure_ascii=False, indent=1))
+        return 0 if found else 1
+    if not found:
+        print(f"{format_hand(hand)}: not waiting, no tile completes this hand")
+        return 1
+    print(f"{format_hand(hand)} waits on {len(found)} tile(s) under {a.rules}:")
+    print(f"{'tile':<6}{'on ' + found[0].discarder + ' discard':>22}{'self-drawn':>24}")
+
+    def cell(r: ScoreResult) -> str:
+        if not r.legal:
+            return f"{r.fan} fan, no win"
+        return f"{'L' if r.limit else r.fan} fan {r.points} pts +{r.payments[r.context.seat]}"
+
+    for w in found:
+        print(f"{w.tile:<6}{cell(w.discard):>22}{cell(w.self_drawn):>24}")
+    return 0
+
+
+def cmd_rules(a: argparse.Namespace) -> int:
+    if not a.id:
+        rows = [load_preset(i) for i in PRESET_IDS]
+        if a.json:
+            print(json.dumps([{"id": p.id, "name": p.name, "seed": p.seed, "min_fan": p.min_fan,
+                               "cap": p.cap, "table": p.table, "payment": p.payment} for p in rows],
+                             ensure_ascii=False, indent=1))
+            return 0
+        for p in rows:
+            print(f"{p.id:<19}{p.name}  [min {p.min_fan}, cap {p.cap or 'none'}, {p.table} table, {p.payment}]")
+            print(f"{'':<19}from seed {p.seed}")
+        return 0
+    p = resolve_preset(a.id, config=a.config)
+    pats = p.active_patterns()
+    if a.json:
+        print(json.dumps({"id": p.id, "name": p.name, "seed": p.seed, "min_fan": p.min_fan, "cap": p.cap,
+                          "limit_fan": p.limit, "table": p.table, "payment": p.payment,
+                          "dealer_doubling": p.dealer_doubling, "bonus_counts_for_min": p.bonus_counts_for_min,
+                          "patterns": [{"id": pid, "name": PATTERNS[pid].name, "zh": PATTERNS[pid].zh,
+                                        "fan": v, "suppresses": p.suppresses.get(pid, [])} for pid, v in pats],
+                          "settings": p.settings, "choices": p.choices}, ensure_ascii=False, indent=1))
+        return 0
+    print(f"{p.id}: {p.name}\nseed: {p.seed}")
+    print(f"minimum {p.min_fan} · cap {p.cap or 'none'} · limit = {p.limit} fan · table {p.table}: {TABLES[p.table]}")
+    print(f"payment {p.payment}: {SCHEMES[p.payment][3]} · dealer doubling {'on' if p.dealer_doubling else 'off'}"
+          f" · bonus fan count towards the minimum: {'yes' if p.bonus_counts_for_min else 'no'}\n")
+    for pid, v in sorted(pats, key=lambda x: (x[1] == "limit", x[1] if x[1] != "limit" else 0)):
+        sup = p.suppresses.get(pid)
+        extra = f"   (replaces {', '.join(sup)})" if sup else ""
+        print(f"  {_pad(PATTERNS[pid].name, 32)}{_pad(PATTERNS[pid].zh, 18)}{str(v):>6}  {pid}{extra}")
+    print("\nchoices where the seed is silent or unclear:")
+    for k, v in p.choices.items():
+        print(f"  {k}: {v}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="mjcam", description="Photograph a Hong Kong mahjong hand and score it.")
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    s = sub.add_parser("score", help="score a hand written in notation")
+    s.add_argument("hand", nargs="+", help='the hand, e.g. "[123m] [RdRdRd] 456p 78p 55s +9p"')
+    add_score_options(s, rules_all=True)
+    s.set_defaults(func=cmd_score)
+    w = sub.add_parser("waits", help="list the tiles that complete a 13-tile hand, with their scores")
+    w.add_argument("hand", nargs="+", help="a 13-tile hand (melds marked), no winning tile")
+    add_score_options(w)
+    w.set_defaults(func=cmd_waits)
+    r = sub.add_parser("rules", help="list the presets, or one preset's patterns and values")
+    r.add_argument("id", nargs="?", choices=PRESET_IDS, metavar="ID")
+    r.add_argument("--config", metavar="FILE.toml", help="show the preset with these house rules")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=cmd_rules)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except (UsageError, NotationError, ContextError, ConfigError) as e:
+        print(f"mjcam: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mjcam: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,697 @@
+"""Scoring patterns as data: one small predicate each, with a stable id, English and Chinese name.
+
+A predicate takes the :class:`Features` of one reading of a hand and returns how many times
+the pattern is present (0 when absent; most patterns are 0 or 1, a few such as dragon pungs
+count each occurrence). What a pattern is worth, what it suppresses and whether it is a limit
+hand is not decided here but by the rule preset (``scoring.presets``).
+
+>>> from scoring.notation import parse_hand
+>>> from scoring.decompose import arrangements
+>>> from scoring.context import WinContext
+>>> h = parse_hand("[RdRdRd] 123s 45s 999s NN +6s")
+>>> f = Features(h, arrangements(h, True)[0], WinContext(), {})
+>>> PATTERNS["half_flush"].fn(f), PATTERNS["dragon_pung"].fn(f), PATTERNS["full_flush"].fn(f)
+(1, 1, 0)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable
+
+from .context import WinContext
+from .decompose import Arrangement, Group
+from .notation import Hand
+from .tiles import (DRAGON_TILES, FIRST_FLOWER, FIRST_SEASON, ORPHANS, TERMINALS, WIND_TILES,
+                    index, seat_number, wind_index)
+
+
+class Features:
+    """What the predicates look at, computed once per reading."""
+
+    __slots__ = ("hand", "arr", "ctx", "settings", "shape", "groups", "pair", "pungs", "chows",
+                 "kongs", "counts", "suits", "honours", "melded_sets", "concealed_hand",
+                 "seat_wind", "round_wind", "bonus", "wait", "win")
+
+    def __init__(self, hand: Hand, arr: Arrangement, ctx: WinContext, settings: dict):
+        self.hand, self.arr, self.ctx, self.settings = hand, arr, ctx, settings
+        self.shape = arr.shape
+        self.groups = arr.groups
+        self.wait = arr.wait
+        self.win = hand.winning
+        pairs = [g for g in arr.groups if g.kind == "pair"]
+        self.pair = pairs[0].tile if arr.shape == "standard" else None
+        self.pungs = [g for g in arr.groups if g.kind in ("pung", "kong")]
+        self.chows = [g for g in arr.groups if g.kind == "chow"]
+        self.kongs = sum(1 for g in arr.groups if g.kind == "kong")
+        counts = hand.tile_counts()
+        self.counts = counts
+        present = [t for t in range(34) if counts[t]]
+        self.suits = frozenset(t // 9 for t in present if t < 27)
+        self.honours = any(t >= 27 for t in present)
+        kong_free = settings.get("melded_kong_counts_concealed", False)
+        self.melded_sets = [g for g in arr.groups if g.melded and not (kong_free and g.kind == "kong")]
+        self.concealed_hand = not self.melded_sets
+        self.seat_wind = wind_index(ctx.seat)
+        self.round_wind = wind_index(ctx.round)
+        self.bonus = frozenset(hand.bonus)
+
+    # helpers shared by several predicates
+    @property
+    def standard(self) -> bool:
+        return self.shape == "standard"
+
+    def pung_tiles(self) -> list[int]:
+        return [g.tile for g in self.pungs]
+
+    def concealed_pungs(self) -> int:
+        kong_free = self.settings.get("melded_kong_counts_concealed", False)
+        return sum(1 for g in self.pungs if g.concealed or (kong_free and g.kind == "kong"))
+
+    def chow_counts(self) -> Counter[int]:
+        return Counter(g.tile for g in self.chows)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    id: str
+    name: str
+    zh: str
+    fn: Callable[[Features], int]
+    doc: str
+
+
+PATTERNS: dict[str, Pattern] = {}
+
+
+def pattern(pid: str, name: str, zh: str):
+    """Register a predicate under a stable id."""
+
+    def deco(fn: Callable[[Features], int | bool]):
+        def count(f: Features) -> int:
+            return int(fn(f))
+
+        PATTERNS[pid] = Pattern(pid, name, zh, count, (fn.__doc__ or "").strip())
+        return fn
+
+    return deco
+
+
+def _number(t: int) -> int:
+    return t % 9 + 1
+
+
+# ---------------------------------------------------------------- bonus tiles
+
+@pattern("no_flowers", "No Flowers or Seasons", "無花")
+def _no_flowers(f: Features) -> bool:
+    """No bonus tile in the hand, in a game that uses them."""
+    return f.ctx.flowers_in_play and not f.bonus
+
+
+@pattern("seat_flower", "Seat Flower", "正花")
+def _seat_flower(f: Features) -> bool:
+    """The flower of the winner's own seat (F1 East ... F4 North)."""
+    return FIRST_FLOWER + seat_number(f.ctx.seat) - 1 in f.bonus
+
+
+@pattern("seat_season", "Seat Season", "正花 (季)")
+def _seat_season(f: Features) -> bool:
+    """The season of the winner's own seat (S1 East ... S4 North)."""
+    return FIRST_SEASON + seat_number(f.ctx.seat) - 1 in f.bonus
+
+
+@pattern("all_flowers", "All Four Flowers", "一台花 (梅蘭菊竹)")
+def _all_flowers(f: Features) -> bool:
+    """F1 F2 F3 F4."""
+    return all(FIRST_FLOWER + k in f.bonus for k in range(4))
+
+
+@pattern("all_seasons", "All Four Seasons", "一台花 (春夏秋冬)")
+def _all_seasons(f: Features) -> bool:
+    """S1 S2 S3 S4."""
+    return all(FIRST_SEASON + k in f.bonus for k in range(4))
+
+
+@pattern("all_bonus", "All Eight Flowers and Seasons", "八仙過海")
+def _all_bonus(f: Features) -> bool:
+    """All eight bonus tiles."""
+    return len(f.bonus) == 8
+
+
+@pattern("seven_bonus", "Seven Flowers", "花糊")
+def _seven_bonus(f: Features) -> bool:
+    """An instant win on the seventh bonus tile."""
+    return f.shape == "bonus" and len(f.bonus) == 7
+
+
+# ---------------------------------------------------------------- how it was won
+
+@pattern("self_drawn", "Self-drawn", "自摸")
+def _self_drawn(f: Features) -> bool:
+    """The winning tile came from the wall."""
+    return f.ctx.self_drawn and f.shape != "bonus"
+
+
+@pattern("concealed_hand", "Concealed Hand", "門前清")
+def _concealed_hand(f: Features) -> bool:
+    """No chow, pung or kong claimed (concealed kongs allowed)."""
+    return f.concealed_hand and f.shape != "bonus"
+
+
+@pattern("fully_concealed", "Fully Concealed Self-drawn", "門前清自摸")
+def _fully_concealed(f: Features) -> bool:
+    """Concealed hand won by self-draw (kongs only where the preset allows them)."""
+    if not (f.concealed_hand and f.ctx.self_drawn) or f.shape == "bonus":
+        return False
+    return f.settings.get("fully_concealed_allows_kongs", True) or not f.kongs
+
+
+@pattern("melded_hand", "Melded Hand", "全求人")
+def _melded_hand(f: Features) -> bool:
+    """All four sets claimed, won on a discard (so waiting on the pair)."""
+    return f.standard and len(f.melded_sets) == 4 and not f.ctx.self_drawn
+
+
+@pattern("semi_self_sufficient", "Semi-self Sufficient", "半求人")
+def _semi_self(f: Features) -> bool:
+    """All four sets claimed, won by self-draw."""
+    return f.standard and len(f.melded_sets) == 4 and f.ctx.self_drawn
+
+
+@pattern("last_tile", "Win by Last Catch", "海底撈月")
+def _last_tile(f: Features) -> bool:
+    """The last tile of the wall, drawn or discarded."""
+    return f.ctx.last_tile
+
+
+@pattern("last_tile_draw", "Last Tile Draw", "海底撈月")
+def _last_tile_draw(f: Features) -> bool:
+    """Self-drawn win on the last tile of the wall."""
+    return f.ctx.last_tile and f.ctx.self_drawn
+
+
+@pattern("last_tile_discard", "Last Tile Discard", "河底撈魚")
+def _last_tile_discard(f: Features) -> bool:
+    """Win on the discard after the last tile of the wall."""
+    return f.ctx.last_tile and not f.ctx.self_drawn
+
+
+@pattern("robbing_kong", "Robbing the Kong", "搶槓")
+def _robbing_kong(f: Features) -> bool:
+    """Won on the tile another player added to a melded pung."""
+    return f.ctx.robbing_kong
+
+
+@pattern("kong_replacement", "Out on Kong Replacement", "槓上開花")
+def _kong_replacement(f: Features) -> bool:
+    """Won on the replacement tile drawn after a kong (or a bonus tile)."""
+    return f.ctx.kong_replacement or f.ctx.double_kong
+
+
+@pattern("double_kong", "Kong on Kong", "槓上槓")
+def _double_kong(f: Features) -> bool:
+    """Won on the replacement of a replacement: two kongs in a row."""
+    return f.ctx.double_kong
+
+
+@pattern("heavenly", "Blessing of Heaven", "天糊")
+def _heavenly(f: Features) -> bool:
+    """The dealer wins with the dealt hand."""
+    return f.ctx.heavenly
+
+
+@pattern("earthly", "Blessing of Earth", "地糊")
+def _earthly(f: Features) -> bool:
+    """A non-dealer wins on the dealer's first discard."""
+    return f.ctx.earthly
+
+
+@pattern("man", "Blessing of Man", "人糊")
+def _man(f: Features) -> bool:
+    """A non-dealer wins within the first go-around."""
+    return f.ctx.man
+
+
+@pattern("wait", "Single, Closed or Edge Wait", "獨聽")
+def _wait(f: Features) -> bool:
+    """The winning tile completed the pair, the middle of a chow, or a 12-3 / 7-89 edge."""
+    return f.standard and f.wait in ("single", "closed", "edge")
+
+
+@pattern("bridge_tile", "Bridge Tile", "坎心五")
+def _bridge_tile(f: Features) -> bool:
+    """Won on a 5 that fills a closed wait."""
+    return f.standard and f.wait == "closed" and _number(f.win) == 5
+
+
+@pattern("one_chance_chow", "Out on a One-chance Chow", "邊張 / 坎張")
+def _one_chance(f: Features) -> bool:
+    """The winning tile filled a closed or edge chow wait."""
+    return f.standard and f.wait in ("closed", "edge")
+
+
+@pattern("out_on_pair", "Out on a Pair", "單釣")
+def _out_on_pair(f: Features) -> bool:
+    """The winning tile completed the pair."""
+    return f.standard and f.wait == "single"
+
+
+@pattern("last_of_kind", "Last of Its Kind", "絕張")
+def _last_of_kind(f: Features) -> bool:
+    """The winning tile was the last one of its kind still unseen (declared with --last-of-kind)."""
+    return f.ctx.last_of_kind
+
+
+@pattern("double_jeopardy", "Double Jeopardy", "雙絕張")
+def _double_jeopardy(f: Features) -> bool:
+    """Last of its kind, won on a two-sided wait."""
+    return f.ctx.last_of_kind and f.standard and f.wait == "two-sided"
+
+
+@pattern("ready_hand", "Ready Hand Declared", "報聽")
+def _ready(f: Features) -> bool:
+    """A ready hand announced in the first go-around (declared with --ready)."""
+    return f.ctx.ready
+
+
+# ---------------------------------------------------------------- shape and suits
+
+@pattern("all_chows", "All Chows", "平糊")
+def _all_chows(f: Features) -> bool:
+    """Four chows and a pair (the pair and the suits as the preset says)."""
+    if not f.standard or len(f.chows) != 4:
+        return False
+    rule = f.settings.get("all_chows_pair", "any")
+    p = f.pair
+    if rule == "suited" and p >= 27:
+        return False
+    if rule == "no_value_wind" and p in (f.seat_wind, f.round_wind):
+        return False
+    if rule == "no_value" and (p in DRAGON_TILES or p in (f.seat_wind, f.round_wind)):
+        return False
+    return len(f.suits) >= f.settings.get("all_chows_min_suits", 1)
+
+
+@pattern("all_pungs", "All Pungs", "對對糊")
+def _all_pungs(f: Features) -> bool:
+    """Four pungs or kongs and a pair."""
+    return f.standard and len(f.pungs) == 4
+
+
+@pattern("half_flush", "Half Flush", "混一色")
+def _half_flush(f: Features) -> bool:
+    """One suit and honours."""
+    return len(f.suits) == 1 and f.honours
+
+
+@pattern("full_flush", "Full Flush", "清一色")
+def _full_flush(f: Features) -> bool:
+    """One suit only."""
+    return len(f.suits) == 1 and not f.honours
+
+
+@pattern("seven_pairs", "Seven Pairs", "七對子")
+def _seven_pairs(f: Features) -> bool:
+    """Seven pairs."""
+    return f.shape == "seven_pairs"
+
+
+@pattern("mixed_terminals", "Mixed Terminals", "混么九")
+def _mixed_terminals(f: Features) -> bool:
+    """Only terminals and honours, some of each."""
+    ts = [t for t in range(34) if f.counts[t]]
+    return all(t in ORPHANS for t in ts) and f.honours and bool(f.suits)
+
+
+@pattern("all_terminals", "All Terminals", "清么九")
+def _all_terminals(f: Features) -> bool:
+    """Only ones and nines."""
+    return all(t in TERMINALS for t in range(34) if f.counts[t])
+
+
+@pattern("all_honours", "All Honours", "字一色")
+def _all_honours(f: Features) -> bool:
+    """Only winds and dragons."""
+    return not f.suits
+
+
+@pattern("four_concealed_pungs", "Four Concealed Pungs", "坎坎糊")
+def _four_concealed(f: Features) -> bool:
+    """Four concealed pungs or kongs (a pung finished on a discard is exposed)."""
+    if not f.standard or f.concealed_pungs() != 4:
+        return False
+    return f.ctx.self_drawn or not f.settings.get("four_concealed_pungs_self_drawn_only", False)
+
+
+@pattern("three_concealed_pungs", "Three Concealed Pungs", "三暗刻")
+def _three_concealed(f: Features) -> bool:
+    """Exactly three concealed pungs or kongs."""
+    return f.standard and f.concealed_pungs() == 3
+
+
+@pattern("four_kongs", "Four Kongs", "十八羅漢")
+def _four_kongs(f: Features) -> bool:
+    """Four kongs."""
+    return f.kongs == 4
+
+
+@pattern("three_kongs", "Three Kongs", "三槓子")
+def _three_kongs(f: Features) -> bool:
+    """Exactly three kongs."""
+    return f.kongs == 3
+
+
+@pattern("two_kongs", "Two Kongs", "兩槓")
+def _two_kongs(f: Features) -> bool:
+    """Exactly two kongs."""
+    return f.kongs == 2
+
+
+@pattern("nine_gates", "Nine Gates", "九子連環")
+def _nine_gates(f: Features) -> bool:
+    """Concealed 1112345678999 of one suit, won on any tile of that suit."""
+    if f.hand.melds or len(f.suits) != 1 or f.honours or f.shape != "standard":
+        return False
+    base = 9 * next(iter(f.suits))
+    c = f.counts[base:base + 9]
+    c[f.win - base] -= 1
+    return c == [3, 1, 1, 1, 1, 1, 1, 1, 3]
+
+
+@pattern("thirteen_orphans", "Thirteen Orphans", "十三么")
+def _thirteen_orphans(f: Features) -> bool:
+    """One of each terminal and honour and a pair of one of them."""
+    return f.shape == "thirteen_orphans"
+
+
+def _suit_dragon(f: Features, suit: int, dragon: str) -> bool:
+    d = index(dragon)
+    ok = all((t // 9 == suit and t < 27) or t == d for t in range(34) if f.counts[t])
+    return f.standard and ok and d in f.pung_tiles()
+
+
+@pattern("jade_dragon", "Jade Dragon", "翡翠龍")
+def _jade(f: Features) -> bool:
+    """Only bamboo and a pung of green dragons."""
+    return _suit_dragon(f, 2, "Gd")
+
+
+@pattern("ruby_dragon", "Ruby Dragon", "紅寶龍")
+def _ruby(f: Features) -> bool:
+    """Only characters and a pung of red dragons."""
+    return _suit_dragon(f, 0, "Rd")
+
+
+@pattern("pearl_dragon", "Pearl Dragon", "珍珠龍")
+def _pearl(f: Features) -> bool:
+    """Only dots and a pung of white dragons."""
+    return _suit_dragon(f, 1, "Wd")
+
+
+@pattern("pure_straight", "Pure Straight", "一條龍")
+def _pure_straight(f: Features) -> bool:
+    """123, 456 and 789 chows of one suit."""
+    cs = f.chow_counts()
+    return any(all(cs[9 * s + k] for k in (0, 3, 6)) for s in range(3))
+
+
+@pattern("mixed_triple_chow", "Mixed Triple Chow", "三相逢")
+def _mixed_triple(f: Features) -> bool:
+    """The same chow in all three suits."""
+    cs = f.chow_counts()
+    return any(cs[n] and cs[n + 9] and cs[n + 18] for n in range(7))
+
+
+@pattern("pure_double_chow", "Pure Double Chow", "一般高")
+def _pure_double(f: Features) -> int:
+    """Two identical chows of one suit (each such pair of chows counts)."""
+    return sum(1 for n in f.chow_counts().values() if n >= 2)
+
+
+@pattern("two_pure_double_chows", "Two Pure Double Chows", "雙龍抱珠")
+def _two_pure_double(f: Features) -> bool:
+    """Two pairs of identical chows."""
+    return sum(n // 2 for n in f.chow_counts().values()) >= 2
+
+
+@pattern("pure_triple_chow", "Pure Triple Chow", "三般高")
+def _pure_triple(f: Features) -> bool:
+    """Three identical chows of one suit."""
+    return any(n >= 3 for n in f.chow_counts().values())
+
+
+@pattern("four_identical_chows", "Four Identical Chows", "四般高")
+def _pure_quad(f: Features) -> bool:
+    """Four identical chows of one suit."""
+    return any(n == 4 for n in f.chow_counts().values())
+
+
+@pattern("two_dragon_suits", "Two Dragon Suits", "兩套龍")
+def _two_dragon_suits(f: Features) -> bool:
+    """A pure straight and a second 456 chow of the same suit."""
+    cs = f.chow_counts()
+    return any(cs[9 * s] and cs[9 * s + 3] >= 2 and cs[9 * s + 6] for s in range(3))
+
+
+@pattern("all_simples", "All Simples", "斷么")
+def _all_simples(f: Features) -> bool:
+    """No terminal or honour."""
+    return not any(f.counts[t] for t in ORPHANS)
+
+
+@pattern("no_honours", "No Honour Tiles", "無字")
+def _no_honours(f: Features) -> bool:
+    """Suit tiles only."""
+    return not f.honours
+
+
+def _group_type(g: Group) -> str:
+    return "w" if g.tile in WIND_TILES else "d" if g.tile in DRAGON_TILES else "mps"[g.tile // 9]
+
+
+@pattern("five_doors", "All Types (Five Doors)", "五門齊")
+def _five_doors(f: Features) -> bool:
+    """Each set and the pair of a different kind: characters, dots, bamboo, winds, dragons."""
+    return f.standard and len({_group_type(g) for g in f.groups}) == 5
+
+
+@pattern("two_suits", "One Voided Suit", "缺一門")
+def _two_suits(f: Features) -> bool:
+    """Tiles of exactly two of the three suits (honours allowed)."""
+    return len(f.suits) == 2
+
+
+def _has_orphan(g: Group) -> bool:
+    return any(t in ORPHANS for t in g.tiles)
+
+
+@pattern("outside_hand", "Outside Hand", "混全帶么")
+def _outside(f: Features) -> bool:
+    """A terminal or an honour in every set and in the pair."""
+    return f.standard and all(_has_orphan(g) for g in f.groups)
+
+
+@pattern("pure_outside", "Pure Outside Hand", "純全帶么")
+def _pure_outside(f: Features) -> bool:
+    """A terminal in every set and in the pair, no honours."""
+    return f.standard and not f.honours and all(_has_orphan(g) for g in f.groups)
+
+
+@pattern("terminal_chows", "Two Terminal Chows", "老少")
+def _terminal_chows(f: Features) -> int:
+    """123 and 789 chows of one suit (each suit counts)."""
+    cs = f.chow_counts()
+    return sum(1 for s in range(3) if cs[9 * s] and cs[9 * s + 6])
+
+
+@pattern("double_lao_shao", "Double Lao Shao", "雙老少")
+def _double_lao_shao(f: Features) -> bool:
+    """123 and 789 chows in two different suits."""
+    return _terminal_chows(f) >= 2
+
+
+@pattern("terminal_pungs", "Two Terminal Pungs", "老少碰")
+def _terminal_pungs(f: Features) -> int:
+    """111 and 999 pungs of one suit (each suit counts)."""
+    ps = set(f.pung_tiles())
+    return sum(1 for s in range(3) if 9 * s in ps and 9 * s + 8 in ps)
+
+
+def _four_in(f: Features, k: int) -> int:
+    n = 0
+    for t in range(27):
+        if f.counts[t] == 4 and not any(g.kind == "kong" and g.tile == t for g in f.groups):
+            if sum(1 for g in f.groups if t in g.tiles) == k:
+                n += 1
+    return n
+
+
+@pattern("four_in_two", "Four into Two", "四歸二")
+def _four_in_two(f: Features) -> int:
+    """All four copies of a suit tile spread over two sets (a pung and a chow)."""
+    return _four_in(f, 2) if f.standard else 0
+
+
+@pattern("four_in_three", "Four into Three", "四歸三")
+def _four_in_three(f: Features) -> int:
+    """All four copies of a suit tile spread over three groups."""
+    return _four_in(f, 3) if f.standard else 0
+
+
+@pattern("four_in_four", "Four into Four", "四歸四")
+def _four_in_four(f: Features) -> int:
+    """All four copies of a suit tile spread over four chows."""
+    return _four_in(f, 4) if f.standard else 0
+
+
+@pattern("special_eyes", "Special Eyes", "將眼")
+def _special_eyes(f: Features) -> bool:
+    """The pair is a 2, 5 or 8 of a suit."""
+    return f.standard and f.pair < 27 and _number(f.pair) in (2, 5, 8)
+
+
+@pattern("four_revealed_pungs", "Four Revealed Pungs", "清四碰")
+def _four_revealed(f: Features) -> bool:
+    """Four melded pungs or kongs."""
+    return sum(1 for g in f.pungs if g.melded) == 4
+
+
+@pattern("a_tail", "A Tail", "尾尾")
+def _a_tail(f: Features) -> bool:
+    """Two pungs shifted by one with the pair next in line (n, n+1, pair n+2 or n-1), or two wind
+    pungs and a wind pair."""
+    if not f.standard:
+        return False
+    ps = set(f.pung_tiles())
+    p = f.pair
+    if p in WIND_TILES and len(ps & WIND_TILES) >= 2:
+        return True
+    if p >= 27:
+        return False
+    n = _number(p)
+    return (n >= 3 and {p - 2, p - 1} <= ps) or (n <= 7 and {p + 1, p + 2} <= ps)
+
+
+@pattern("pure_shifted_pungs", "Pure Shifted Pungs", "姊妹碰")
+def _shifted_pungs(f: Features) -> bool:
+    """Three pungs of one suit, each one up from the last."""
+    ps = set(f.pung_tiles())
+    return any(t < 27 and t % 9 <= 6 and t + 1 in ps and t + 2 in ps for t in ps)
+
+
+@pattern("three_winds", "Three Winds", "三風會")
+def _three_winds(f: Features) -> bool:
+    """Three wind pungs."""
+    return len(set(f.pung_tiles()) & WIND_TILES) >= 3
+
+
+def _number_classes(f: Features) -> set:
+    return {(_number(t) if t < 27 else "honour") for t in range(34) if f.counts[t]}
+
+
+@pattern("three_numbers", "Three Numbers", "三數")
+def _three_numbers(f: Features) -> bool:
+    """Only three numbers in the whole hand (all honours count as one number)."""
+    return f.standard and len(_number_classes(f)) <= 3
+
+
+@pattern("two_numbers", "Two Numbers", "兩數")
+def _two_numbers(f: Features) -> bool:
+    """All pungs, and only two numbers (all honours count as one number)."""
+    return f.standard and len(f.pungs) == 4 and len(_number_classes(f)) <= 2
+
+
+@pattern("all_linked", "All Linked", "全帶")
+def _all_linked(f: Features) -> bool:
+    """One number appears in every set and in the pair."""
+    if not f.standard or f.honours:
+        return False
+    return any(all(any(_number(t) == n for t in g.tiles) for g in f.groups) for n in range(1, 10))
+
+
+@pattern("all_linked_three_numbers", "All Linked with Three Numbers", "全帶三數")
+def _all_linked_three(f: Features) -> bool:
+    """Four chows of the same numbers (any suits) and a pair of one of those numbers."""
+    if not f.standard or len(f.chows) != 4 or f.pair >= 27:
+        return False
+    starts = {_number(g.tile) for g in f.chows}
+    return len(starts) == 1 and 0 <= _number(f.pair) - starts.pop() <= 2
+
+
+@pattern("all_contain_one", "All Contain One", "全帶一")
+def _all_contain_one(f: Features) -> bool:
+    """Four 123 chows and a pair of ones."""
+    return (f.standard and len(f.chows) == 4 and all(_number(g.tile) == 1 for g in f.chows)
+            and f.pair < 27 and _number(f.pair) == 1)
+
+
+@pattern("all_contain_nine", "All Contain Nine", "全帶九")
+def _all_contain_nine(f: Features) -> bool:
+    """Four 789 chows and a pair of nines."""
+    return (f.standard and len(f.chows) == 4 and all(_number(g.tile) == 7 for g in f.chows)
+            and f.pair < 27 and _number(f.pair) == 9)
+
+
+@pattern("special_eye_pungs", "Special Eye Pungs", "將將碰")
+def _special_eye_pungs(f: Features) -> bool:
+    """All pungs, every tile a 2, 5 or 8."""
+    return (f.standard and len(f.pungs) == 4 and not f.honours
+            and all(_number(t) in (2, 5, 8) for t in range(27) if f.counts[t]))
+
+
+# ---------------------------------------------------------------- honours
+
+@pattern("dragon_pung", "Dragon Pung", "箭刻")
+def _dragon_pung(f: Features) -> int:
+    """A pung or kong of dragons (each counts)."""
+    return sum(1 for t in f.pung_tiles() if t in DRAGON_TILES)
+
+
+@pattern("seat_wind", "Seat Wind", "門風")
+def _seat_wind(f: Features) -> bool:
+    """A pung or kong of the winner's seat wind."""
+    return f.seat_wind in f.pung_tiles()
+
+
+@pattern("round_wind", "Prevailing Wind", "圈風")
+def _round_wind(f: Features) -> bool:
+    """A pung or kong of the prevailing wind."""
+    return f.round_wind in f.pung_tiles()
+
+
+@pattern("honour_pung", "Honour Tiles", "番子")
+def _honour_pung(f: Features) -> int:
+    """A pung or kong of dragons, seat wind or prevailing wind (each set counts once)."""
+    value = DRAGON_TILES | {f.seat_wind, f.round_wind}
+    return sum(1 for t in f.pung_tiles() if t in value)
+
+
+@pattern("little_three_dragons", "Little Three Dragons", "小三元")
+def _little_dragons(f: Features) -> bool:
+    """Two dragon pungs and a pair of the third dragon."""
+    return f.standard and f.pair in DRAGON_TILES and _dragon_pung(f) == 2
+
+
+@pattern("big_three_dragons", "Big Three Dragons", "大三元")
+def _big_dragons(f: Features) -> bool:
+    """Pungs or kongs of all three dragons."""
+    return _dragon_pung(f) == 3
+
+
+@pattern("little_four_winds", "Little Four Winds", "小四喜")
+def _little_winds(f: Features) -> bool:
+    """Three wind pungs and a pair of the fourth wind."""
+    if not (f.standard and f.pair in WIND_TILES and len(set(f.pung_tiles()) & WIND_TILES) == 3):
+        return False
+    if f.settings.get("little_four_winds_pair_rule", "any") == "no_value_wind":
+        return f.pair not in (f.seat_wind, f.round_wind)
+    return True
+
+
+@pattern("big_four_winds", "Big Four Winds", "大四喜")
+def _big_winds(f: Features) -> bool:
+    """Pungs or kongs of all four winds."""
+    return len(set(f.pung_tiles()) & WIND_TILES) == 4
+

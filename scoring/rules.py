@@ -1,0 +1,154 @@
+"""Rule presets as objects, and house-rule overrides on them (flags or a TOML file).
+
+>>> p = load_preset("hk-guide", {"cap": 13, "patterns": {"seven_pairs": 4}})
+>>> p.cap, p.limit, p.patterns["seven_pairs"]
+(13, 13, 4)
+>>> load_preset("hk-guide", {"colour": "red"})
+Traceback (most recent call last):
+...
+scoring.rules.ConfigError: unknown key 'colour' (known: bonus_counts_for_min, cap, choices, dealer_doubling, limit_fan, min_fan, name, patterns, payment, settings, suppresses, table)
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .patterns import PATTERNS
+from .payments import SCHEMES
+from .presets import DEFAULT_SETTINGS, PRESET_DATA, SETTING_CHOICES
+from .tables import TABLES
+
+
+class ConfigError(ValueError):
+    """A house rule that cannot be applied: unknown key, preset, pattern or bad value."""
+
+
+@dataclass(frozen=True)
+class RulePreset:
+    id: str
+    name: str
+    seed: str
+    min_fan: int
+    cap: int | None
+    limit_fan: int | str | None
+    table: str
+    payment: str
+    dealer_doubling: bool
+    bonus_counts_for_min: bool
+    settings: dict = field(default_factory=dict)
+    patterns: dict = field(default_factory=dict)
+    suppresses: dict = field(default_factory=dict)
+    choices: dict = field(default_factory=dict)
+    optional: tuple = ()
+
+    @property
+    def limit(self) -> int | None:
+        """The fan a limit hand is given (the cap where the preset says 'cap')."""
+        return self.cap if self.limit_fan == "cap" else self.limit_fan
+
+    def active_patterns(self) -> list[tuple[str, int | str]]:
+        """(pattern id, value) for every pattern this preset scores, in registry order."""
+        drop = set() if self.settings.get("include_optional", True) else set(self.optional)
+        return [(pid, self.patterns[pid]) for pid in PATTERNS if pid in self.patterns and pid not in drop]
+
+
+_OVERRIDABLE = ("name", "min_fan", "cap", "limit_fan", "table", "payment", "dealer_doubling",
+                "bonus_counts_for_min", "settings", "patterns", "suppresses", "choices")
+
+
+def _check_int(key: str, v: Any, allow_none: bool = False) -> None:
+    if v is None and allow_none:
+        return
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ConfigError(f"{key} must be a whole number >= 0, not {v!r}")
+
+
+def _apply(data: dict, overrides: dict) -> None:
+    for key, value in overrides.items():
+        if key not in _OVERRIDABLE:
+            raise ConfigError(f"unknown key {key!r} (known: {', '.join(sorted(_OVERRIDABLE))})")
+        if key in ("settings", "patterns", "suppresses", "choices"):
+            if not isinstance(value, dict):
+                raise ConfigError(f"[{key}] must be a table of values")
+            for sub, v in value.items():
+                _apply_sub(data, key, sub, v)
+            continue
+        if key in ("min_fan",):
+            _check_int(key, value)
+        elif key == "cap":
+            _check_int(key, value, allow_none=True)
+        elif key == "limit_fan":
+            if value != "cap":
+                _check_int(key, value, allow_none=True)
+        elif key == "table" and value not in TABLES:
+            raise ConfigError(f"unknown table {value!r} (known: {', '.join(TABLES)})")
+        elif key == "payment" and value not in SCHEMES:
+            raise ConfigError(f"unknown payment {value!r} (known: {', '.join(SCHEMES)})")
+        elif key in ("dealer_doubling", "bonus_counts_for_min") and not isinstance(value, bool):
+            raise ConfigError(f"{key} must be true or false, not {value!r}")
+        data[key] = value
+
+
+def _apply_sub(data: dict, key: str, sub: str, v: Any) -> None:
+    if key == "choices":
+        data["choices"][sub] = str(v)
+        return
+    if key == "settings":
+        if sub not in DEFAULT_SETTINGS:
+            raise ConfigError(f"unknown setting {sub!r} (known: {', '.join(DEFAULT_SETTINGS)})")
+        want = type(DEFAULT_SETTINGS[sub])
+        if type(v) is not want:
+            raise ConfigError(f"setting {sub} must be {want.__name__}, not {v!r}")
+        if sub in SETTING_CHOICES and v not in SETTING_CHOICES[sub]:
+            raise ConfigError(f"setting {sub} must be one of {', '.join(SETTING_CHOICES[sub])}, not {v!r}")
+        data["settings"][sub] = v
+        return
+    if sub not in PATTERNS:
+        raise ConfigError(f"unknown pattern {sub!r} in [{key}] (see `mjcam rules`)")
+    if key == "patterns":
+        if v is False:
+            data["patterns"].pop(sub, None)
+        elif v == "limit":
+            data["patterns"][sub] = "limit"
+        else:
+            _check_int(f"patterns.{sub}", v)
+            data["patterns"][sub] = v
+        return
+    if not isinstance(v, list) or any(x not in PATTERNS for x in v):
+        raise ConfigError(f"suppresses.{sub} must be a list of pattern ids, not {v!r}")
+    data["suppresses"][sub] = list(v)
+
+
+def load_preset(rules: str | RulePreset = "hk-old-style", overrides: dict | None = None) -> RulePreset:
+    """The preset ``rules`` (an id) with house-rule ``overrides`` applied."""
+    if isinstance(rules, RulePreset):
+        if not overrides:
+            return rules
+        data = {k: copy.deepcopy(getattr(rules, k)) for k in RulePreset.__dataclass_fields__}
+    else:
+        if rules not in PRESET_DATA:
+            raise ConfigError(f"unknown rules {rules!r} (known: {', '.join(PRESET_DATA)})")
+        data = copy.deepcopy(PRESET_DATA[rules])
+        data["settings"] = {**DEFAULT_SETTINGS, **data["settings"]}
+        data["optional"] = tuple(data.get("optional", ()))
+    _apply(data, overrides or {})
+    if data["limit_fan"] == "cap" and data["cap"] is None and any(
+            v == "limit" for v in data["patterns"].values()):
+        raise ConfigError("limit hands are worth the cap, so a cap is needed (set cap or limit_fan)")
+    return RulePreset(**data)
+
+
+def read_config(path: str) -> dict:
+    """Read house rules from a TOML file; errors name the file and what is wrong."""
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read config file {path}: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config file {path} is not valid TOML: {e}") from None
