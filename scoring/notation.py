@@ -143,7 +143,8 @@ def _tokenize(text: str) -> tuple[list[_Token], list[tuple[str, int, int]]]:
                 j += 1
             tok = text[i : j + 1]
             if j >= n or text[j] not in "mpsz":
-                raise NotationError("digits need a suit letter m, p, s or z after them", text[i:j], pos)
+                bad = tok if j < n and text[j].isalpha() else text[i:j]
+                raise NotationError("digits need a suit letter m, p, s or z after them", bad, pos)
             if win_pos and j - i > 1:
                 raise NotationError("'+' must mark a single tile", "+" + tok, win_pos)
             suit = text[j]
