@@ -7,13 +7,13 @@
 honours repeat (``EEE``); tenhou honours ``1z``..``7z`` are accepted. A malformed hand raises
 :class:`NotationError`, which names the bad token and its 1-based position.
 
->>> h = parse_hand("[123m] [RdRdRd] {9999s} 456p 78p 55s F2 S3 +9p")
+>>> h = parse_hand("[123m] [RdRdRd] {9999s} 78p 55s F2 S3 +9p")
 >>> format_hand(h)
-'[123m] [RdRdRd] {9999s} 45678p 55s F2 S3 +9p'
+'[123m] [RdRdRd] {9999s} 78p 55s F2 S3 +9p'
 >>> parse_hand(format_hand(h)) == h
 True
->>> parse_hand("123m 456m 789m 11z 22z +2z").concealed[-3:]
-(27, 28, 28)
+>>> parse_hand("123m 456m 789m 11z 22z +2z").concealed[-5:]
+(27, 27, 28, 28, 28)
 """
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def parse_hand(text: str, *, waiting: bool = False) -> Hand:
     >>> parse_hand("123m 456m 789m EEE 5p 0p")
     Traceback (most recent call last):
     ...
-    scoring.notation.NotationError: unknown tile (0m/0p/0s are not Hong Kong tiles) '0p' at position 21
+    scoring.notation.NotationError: unknown tile (0m/0p/0s are not Hong Kong tiles) '0p' at position 23
     """
     if not isinstance(text, str):
         raise NotationError("a hand must be given as text")
