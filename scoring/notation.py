@@ -123,8 +123,6 @@ def _tokenize(text: str) -> tuple[list[_Token], list[tuple[str, int, int]]]:
                 raise NotationError("closing bracket without an opening one", ch, pos)
             if {"[": "]", "{": "}"}[open_group[0]] != ch:
                 raise NotationError("mismatched brackets", open_group[0] + "..." + ch, open_group[1])
-            if win_pos:
-                raise NotationError("'+' must be followed by a tile", "+", win_pos)
             groups.append((open_group[0], open_group[1], pos))
             open_group = None
             i += 1
