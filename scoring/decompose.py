@@ -15,15 +15,17 @@ Decompositions of the concealed tiles are cached by their tile counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from .notation import Hand, parse_hand  # noqa: F401  (parse_hand for the doctests)
 from .tiles import ORPHANS
 
 
-@dataclass(frozen=True)
-class Group:
+_SIZES = {"pair": 2, "pung": 3, "kong": 4}
+
+
+class Group(NamedTuple):
     """One set or pair of a reading.
 
     ``melded``: declared ``[...]``; ``concealed``: hidden from the others, which a pung completed by a
@@ -40,14 +42,13 @@ class Group:
     def tiles(self) -> tuple[int, ...]:
         if self.kind == "chow":
             return (self.tile, self.tile + 1, self.tile + 2)
-        size = {"pair": 2, "pung": 3, "kong": 4}.get(self.kind)
+        size = _SIZES.get(self.kind)
         if size:
             return (self.tile,) * size
         raise ValueError(self.kind)  # 'orphans' groups carry their tiles in the arrangement
 
 
-@dataclass(frozen=True)
-class Arrangement:
+class Arrangement(NamedTuple):
     """A reading of the whole hand. ``shape``: 'standard', 'seven_pairs', 'thirteen_orphans', 'bonus'."""
 
     shape: str
@@ -62,50 +63,85 @@ class Arrangement:
         return None
 
 
-@lru_cache(maxsize=65536)
-def decompose_counts(counts: tuple[int, ...]) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """All ways to split concealed tile counts into sets and exactly one pair.
-
-    Returns sorted tuples of (kind, tile). Cached by the counts.
-
-    >>> decompose_counts(tuple([3, 1, 1] + [0] * 31))
-    ((('chow', 0), ('pair', 0)),)
-    """
+@lru_cache(maxsize=4096)
+def _suit_splits(seg: tuple[int, ...], pair: bool) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Ways to split the counts of one suit (9 numbers) into sets, and one pair if ``pair``."""
     out: set[tuple[tuple[str, int], ...]] = set()
-    c = list(counts)
+    c = list(seg)
 
-    def walk(acc: list[tuple[str, int]], has_pair: bool) -> None:
-        i = next((k for k in range(34) if c[k]), -1)
+    def walk(acc: list[tuple[str, int]], need_pair: bool) -> None:
+        i = next((k for k in range(9) if c[k]), -1)
         if i < 0:
-            if has_pair:
-                out.add(tuple(sorted(acc)))
+            if not need_pair:
+                out.add(tuple(acc))
             return
         if c[i] >= 3:
             c[i] -= 3
             acc.append(("pung", i))
-            walk(acc, has_pair)
+            walk(acc, need_pair)
             acc.pop()
             c[i] += 3
-        if c[i] >= 2 and not has_pair:
+        if c[i] >= 2 and need_pair:
             c[i] -= 2
             acc.append(("pair", i))
-            walk(acc, True)
+            walk(acc, False)
             acc.pop()
             c[i] += 2
-        if i < 27 and i % 9 <= 6 and c[i + 1] and c[i + 2]:
+        if i <= 6 and c[i + 1] and c[i + 2]:
             c[i] -= 1
             c[i + 1] -= 1
             c[i + 2] -= 1
             acc.append(("chow", i))
-            walk(acc, has_pair)
+            walk(acc, need_pair)
             acc.pop()
             c[i] += 1
             c[i + 1] += 1
             c[i + 2] += 1
 
-    if sum(counts) % 3 == 2:
-        walk([], False)
-    return tuple(sorted(out))
+    walk([], pair)
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def decompose_counts(counts: tuple[int, ...]) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """All ways to split concealed tile counts into sets and exactly one pair.
+
+    Returns sorted tuples of (kind, tile). Cached by the counts, and each suit's splits by that
+    suit's counts.
+
+    >>> decompose_counts(tuple([3, 1, 1] + [0] * 31))
+    ((('chow', 0), ('pair', 0)),)
+    """
+    if sum(counts) % 3 != 2:
+        return ()
+    fixed: list[tuple[str, int]] = []
+    pairs = 0
+    for t in range(27, 34):
+        n = counts[t]
+        if n == 3:
+            fixed.append(("pung", t))
+        elif n == 2:
+            fixed.append(("pair", t))
+            pairs += 1
+        elif n:
+            return ()
+    parts: list[list[tuple[tuple[str, int], ...]]] = []
+    for s in range(3):
+        seg = counts[9 * s: 9 * s + 9]
+        r = sum(seg) % 3
+        if r == 1:
+            return ()
+        pairs += r == 2
+        splits = _suit_splits(seg, r == 2)
+        if not splits:
+            return ()
+        base = 9 * s
+        parts.append([tuple((k, t + base) for k, t in sp) for sp in splits])
+    if pairs != 1:
+        return ()
+    out = [tuple(sorted(fixed + list(a) + list(b) + list(c)))
+           for a in parts[0] for b in parts[1] for c in parts[2]]
+    return tuple(sorted(set(out)))
 
 
 def _wait(kind: str, tile: int, win: int) -> str:

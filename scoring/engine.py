@@ -106,14 +106,13 @@ class _Eval:
     meets_min: bool
 
 
-def _evaluate(hand: Hand, arr: Arrangement, ctx: WinContext, preset: RulePreset,
-              active: list[tuple[str, int | str]]) -> _Eval:
+def _evaluate(hand: Hand, arr: Arrangement, ctx: WinContext, preset: RulePreset) -> _Eval:
     f = Features(hand, arr, ctx, preset.settings)
     matched: dict[str, int] = {}
-    for pid, _ in active:
-        n = PATTERNS[pid].fn(f)
+    for pid, fn in preset.predicates:
+        n = fn(f)
         if n:
-            matched[pid] = n
+            matched[pid] = int(n)
     suppressed: list[tuple[str, str]] = []
     for pid in list(matched):
         for victim in preset.suppresses.get(pid, ()):
@@ -192,8 +191,7 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
     ctx = _context(dict(situation))
     if h.bonus and not ctx.flowers_in_play:
         raise ContextError("the hand has bonus tiles but flowers are not in play")
-    active = preset.active_patterns()
-    active_ids = {pid for pid, _ in active}
+    active_ids = preset.patterns if preset.settings["include_optional"] else dict(preset.active_patterns())
     arrs = arrangements(h, ctx.self_drawn, seven_pairs="seven_pairs" in active_ids,
                         seven_pairs_allow_four=preset.settings["seven_pairs_allow_four"])
     notes = []
@@ -216,7 +214,7 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
     if not arrs:
         return ScoreResult(preset.id, False, reason, 0, 0, False, preset.min_fan, False, (), (), None,
                            0, zero, h, ctx, 0, tuple(notes))
-    evals = [_evaluate(h, a, ctx, preset, active) for a in arrs]
+    evals = [_evaluate(h, a, ctx, preset) for a in arrs]
     best_i = max(range(len(evals)), key=lambda i: _key(evals[i], i))
     e = evals[best_i]
     legal = e.meets_min and e.points is not None

@@ -18,10 +18,11 @@ True
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
-from .tiles import CODES, INDEX, SUITS, TENHOU_HONOURS, code, is_bonus
+from .tiles import CODES, INDEX, SUITS, TENHOU_HONOURS, code
 
 
 class NotationError(ValueError):
@@ -73,15 +74,6 @@ class Hand:
         return counts
 
 
-@dataclass
-class _Token:
-    tile: int
-    text: str
-    pos: int
-    group: int | None  # index into groups, None for the concealed part
-    winning: bool
-
-
 def _meld_kind(tiles: list[int]) -> str | None:
     t = sorted(tiles)
     if len(set(t)) == 1 and len(t) in (3, 4):
@@ -91,100 +83,78 @@ def _meld_kind(tiles: list[int]) -> str | None:
     return None
 
 
-def _tokenize(text: str) -> tuple[list[_Token], list[tuple[str, int, int]]]:
-    """Split ``text`` into tile tokens; groups are (bracket, start position, end position)."""
-    tokens: list[_Token] = []
+_TOKEN = re.compile(
+    r"(?P<ws>\s+)|(?P<open>[\[{])|(?P<close>[\]}])|(?P<plus>\+)|(?P<run>\d+[mpsz])"
+    r"|(?P<nosuit>\d+[A-Za-z]?)|(?P<bonus>F[1-4]|S[1-4](?![0-9mpsz]))|(?P<dragon>[RGW]d)"
+    r"|(?P<wind>[ESWN])|(?P<bad>[^\s\[\]{}+]+)"
+)
+_RUN_TILE = {f"{d}{s}": (INDEX[f"{d}{s}"] if s != "z" else INDEX[TENHOU_HONOURS[int(d) - 1]])
+             for s in "mpsz" for d in "123456789" if s != "z" or d <= "7"}
+_CLOSE = {"[": "]", "{": "}"}
+
+
+def _tokenize(text: str) -> tuple[list[tuple[int, str, int, int, bool]], list[tuple[str, int, int]]]:
+    """Split ``text`` into tile tokens (tile, text, position, group or -1, winning) and groups
+    (bracket, start position, end position)."""
+    tokens: list[tuple[int, str, int, int, bool]] = []
     groups: list[tuple[str, int, int]] = []
-    open_group: tuple[str, int] | None = None
+    open_br, open_pos = "", 0
     win_pos = 0  # position of a pending '+'
-    i, n = 0, len(text)
-
-    def add(tile: int, tok: str, pos: int) -> None:
-        nonlocal win_pos
-        tokens.append(_Token(tile, tok, pos, len(groups) if open_group else None, bool(win_pos)))
-        win_pos = 0
-
-    while i < n:
-        ch = text[i]
-        pos = i + 1
-        if ch.isspace():
-            i += 1
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind == "ws":
             continue
-        if ch in "[{":
-            if open_group:
-                raise NotationError("a set cannot open inside another set", ch, pos)
+        tok = m.group()
+        pos = m.start() + 1
+        if kind == "run":
+            if win_pos and len(tok) > 2:
+                raise NotationError("'+' must mark a single tile", "+" + tok, win_pos)
+            suit = tok[-1]
+            gi = len(groups) if open_br else -1
+            for k, d in enumerate(tok[:-1]):
+                tile = _RUN_TILE.get(d + suit)
+                if tile is None:
+                    why = "honours are 1z..7z" if suit == "z" else "0m/0p/0s are not Hong Kong tiles"
+                    raise NotationError(f"unknown tile ({why})", d + suit, pos + k)
+                tokens.append((tile, d + suit, pos + k, gi, bool(win_pos)))
+                win_pos = 0
+            continue
+        if kind in ("wind", "dragon", "bonus"):
+            if kind == "bonus":
+                if open_br:
+                    raise NotationError("bonus tiles cannot be part of a set", tok, pos)
+                if win_pos:
+                    raise NotationError("a bonus tile cannot be the winning tile", "+" + tok, win_pos)
+            tokens.append((INDEX[tok], tok, pos, len(groups) if open_br else -1, bool(win_pos)))
+            win_pos = 0
+            continue
+        if kind == "plus":
             if win_pos:
                 raise NotationError("'+' must be followed by a tile", "+", win_pos)
-            open_group = (ch, pos)
-            i += 1
-            continue
-        if ch in "]}":
-            if not open_group:
-                raise NotationError("closing bracket without an opening one", ch, pos)
-            if {"[": "]", "{": "}"}[open_group[0]] != ch:
-                raise NotationError("mismatched brackets", open_group[0] + "..." + ch, open_group[1])
-            groups.append((open_group[0], open_group[1], pos))
-            open_group = None
-            i += 1
-            continue
-        if ch == "+":
-            if win_pos:
-                raise NotationError("'+' must be followed by a tile", "+", win_pos)
-            if open_group:
+            if open_br:
                 raise NotationError("the winning tile belongs to the concealed part, not a set", "+", pos)
             win_pos = pos
-            i += 1
             continue
-        if ch.isdigit():
-            j = i
-            while j < n and text[j].isdigit():
-                j += 1
-            tok = text[i : j + 1]
-            if j >= n or text[j] not in "mpsz":
-                bad = tok if j < n and text[j].isalpha() else text[i:j]
-                raise NotationError("digits need a suit letter m, p, s or z after them", bad, pos)
-            if win_pos and j - i > 1:
-                raise NotationError("'+' must mark a single tile", "+" + tok, win_pos)
-            suit = text[j]
-            for k in range(i, j):
-                d = text[k]
-                single = d + suit
-                if d == "0":
-                    raise NotationError("unknown tile (0m/0p/0s are not Hong Kong tiles)", single, k + 1)
-                if suit == "z":
-                    if not "1" <= d <= "7":
-                        raise NotationError("unknown tile (honours are 1z..7z)", single, k + 1)
-                    add(INDEX[TENHOU_HONOURS[int(d) - 1]], single, k + 1)
-                else:
-                    add(INDEX[single], single, k + 1)
-            i = j + 1
+        if kind == "open":
+            if open_br:
+                raise NotationError("a set cannot open inside another set", tok, pos)
+            if win_pos:
+                raise NotationError("'+' must be followed by a tile", "+", win_pos)
+            open_br, open_pos = tok, pos
             continue
-        # letter codes: F1-F4, S1-S4 (a season unless the digit starts a suit run), Rd Gd Wd, E S W N
-        two = text[i : i + 2]
-        if two in ("Rd", "Gd", "Wd"):
-            add(INDEX[two], two, pos)
-            i += 2
+        if kind == "close":
+            if not open_br:
+                raise NotationError("closing bracket without an opening one", tok, pos)
+            if _CLOSE[open_br] != tok:
+                raise NotationError("mismatched brackets", open_br + "..." + tok, open_pos)
+            groups.append((open_br, open_pos, pos))
+            open_br = ""
             continue
-        if two in INDEX and INDEX[two] >= 34:
-            nxt = text[i + 2] if i + 2 < n else ""
-            if not (ch == "S" and (nxt.isdigit() or nxt in ("m", "p", "s", "z"))):
-                if open_group:
-                    raise NotationError("bonus tiles cannot be part of a set", two, pos)
-                if win_pos:
-                    raise NotationError("a bonus tile cannot be the winning tile", "+" + two, win_pos)
-                add(INDEX[two], two, pos)
-                i += 2
-                continue
-        if ch in "ESWN":
-            add(INDEX[ch], ch, pos)
-            i += 1
-            continue
-        j = i
-        while j < n and not text[j].isspace() and text[j] not in "[]{}+":
-            j += 1
-        raise NotationError("unknown tile", text[i:j] or ch, pos)
-    if open_group:
-        raise NotationError("set is not closed", open_group[0], open_group[1])
+        if kind == "nosuit":
+            raise NotationError("digits need a suit letter m, p, s or z after them", tok, pos)
+        raise NotationError("unknown tile", tok, pos)
+    if open_br:
+        raise NotationError("set is not closed", open_br, open_pos)
     if win_pos:
         raise NotationError("'+' must be followed by a tile", "+", win_pos)
     return tokens, groups
@@ -209,17 +179,16 @@ def parse_hand(text: str, *, waiting: bool = False) -> Hand:
     if not tokens:
         raise NotationError("empty hand")
 
-    seen: Counter[int] = Counter()
-    for t in tokens:
-        seen[t.tile] += 1
-        limit = 1 if is_bonus(t.tile) else 4
-        if seen[t.tile] > limit:
-            what = "second copy of bonus tile" if limit == 1 else "fifth copy of"
-            raise NotationError(what, t.text, t.pos)
+    seen = [0] * 42
+    for tile, tok, pos, _, _ in tokens:
+        seen[tile] += 1
+        if seen[tile] > 4 or (tile >= 34 and seen[tile] > 1):
+            what = "second copy of bonus tile" if tile >= 34 else "fifth copy of"
+            raise NotationError(what, tok, pos)
 
     melds: list[Meld] = []
     for gi, (bracket, start, end) in enumerate(groups):
-        tiles = [t.tile for t in tokens if t.group == gi]
+        tiles = [t[0] for t in tokens if t[3] == gi]
         text_of = text[start - 1 : end]
         kind = _meld_kind(tiles)
         if kind is None:
@@ -228,16 +197,16 @@ def parse_hand(text: str, *, waiting: bool = False) -> Hand:
             raise NotationError("{...} is a concealed kong of four equal tiles", text_of, start)
         melds.append(Meld(kind, tuple(sorted(tiles)), concealed=bracket == "{"))
 
-    wins = [t for t in tokens if t.winning]
+    wins = [t for t in tokens if t[4]]
     if len(wins) > 1:
-        raise NotationError("more than one winning tile", "+" + wins[1].text, wins[1].pos - 1)
-    concealed = tuple(sorted(t.tile for t in tokens if t.group is None and not is_bonus(t.tile)))
-    bonus = tuple(sorted(t.tile for t in tokens if is_bonus(t.tile)))
+        raise NotationError("more than one winning tile", "+" + wins[1][1], wins[1][2] - 1)
+    concealed = tuple(sorted(t[0] for t in tokens if t[3] < 0 and t[0] < 34))
+    bonus = tuple(sorted(t[0] for t in tokens if t[0] >= 34))
     kongs = sum(1 for m in melds if m.kind == "kong")
     size = len(concealed) + 3 * len(melds)
     if waiting:
         if wins:
-            raise NotationError("a waiting hand has no winning tile", "+" + wins[0].text, wins[0].pos - 1)
+            raise NotationError("a waiting hand has no winning tile", "+" + wins[0][1], wins[0][2] - 1)
         if size != 13:
             raise NotationError(
                 f"a waiting hand has 13 tiles plus one per kong, bonus tiles aside; this one has {size + kongs}"
@@ -250,7 +219,7 @@ def parse_hand(text: str, *, waiting: bool = False) -> Hand:
         raise NotationError(
             f"a winning hand has 14 tiles plus one per kong, bonus tiles aside; this one has {size + kongs}"
         )
-    return Hand(concealed, tuple(melds), bonus, wins[0].tile if wins else None)
+    return Hand(concealed, tuple(melds), bonus, wins[0][0] if wins else None)
 
 
 def format_tiles(tiles: list[int] | tuple[int, ...]) -> str:

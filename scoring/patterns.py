@@ -10,13 +10,12 @@ hand is not decided here but by the rule preset (``scoring.presets``).
 >>> from scoring.context import WinContext
 >>> h = parse_hand("[RdRdRd] 123s 45s 999s NN +6s")
 >>> f = Features(h, arrangements(h, True)[0], WinContext(), {})
->>> PATTERNS["half_flush"].fn(f), PATTERNS["dragon_pung"].fn(f), PATTERNS["full_flush"].fn(f)
-(1, 1, 0)
+>>> [int(PATTERNS[p].fn(f)) for p in ("half_flush", "dragon_pung", "full_flush")]
+[1, 1, 0]
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
@@ -32,7 +31,8 @@ class Features:
 
     __slots__ = ("hand", "arr", "ctx", "settings", "shape", "groups", "pair", "pungs", "chows",
                  "kongs", "counts", "suits", "honours", "melded_sets", "concealed_hand",
-                 "seat_wind", "round_wind", "bonus", "wait", "win")
+                 "seat_wind", "round_wind", "bonus", "wait", "win", "standard", "present",
+                 "pung_set", "chow_count")
 
     def __init__(self, hand: Hand, arr: Arrangement, ctx: WinContext, settings: dict):
         self.hand, self.arr, self.ctx, self.settings = hand, arr, ctx, settings
@@ -40,16 +40,30 @@ class Features:
         self.groups = arr.groups
         self.wait = arr.wait
         self.win = hand.winning
-        pairs = [g for g in arr.groups if g.kind == "pair"]
-        self.pair = pairs[0].tile if arr.shape == "standard" else None
-        self.pungs = [g for g in arr.groups if g.kind in ("pung", "kong")]
-        self.chows = [g for g in arr.groups if g.kind == "chow"]
-        self.kongs = sum(1 for g in arr.groups if g.kind == "kong")
+        self.standard = arr.shape == "standard"
+        self.pair = None
+        pungs, chows, kongs = [], [], 0
+        for g in arr.groups:
+            k = g.kind
+            if k == "chow":
+                chows.append(g)
+            elif k == "pung" or k == "kong":
+                pungs.append(g)
+                kongs += k == "kong"
+            elif k == "pair" and self.standard:
+                self.pair = g.tile
+        self.pungs, self.chows, self.kongs = pungs, chows, kongs
+        self.pung_set = frozenset(g.tile for g in pungs)
+        cc: dict[int, int] = {}
+        for g in chows:
+            cc[g.tile] = cc.get(g.tile, 0) + 1
+        self.chow_count = cc
         counts = hand.tile_counts()
         self.counts = counts
-        present = [t for t in range(34) if counts[t]]
+        present = frozenset(t for t in range(34) if counts[t])
+        self.present = present
         self.suits = frozenset(t // 9 for t in present if t < 27)
-        self.honours = any(t >= 27 for t in present)
+        self.honours = not present.isdisjoint(HONOUR_SET)
         kong_free = settings.get("melded_kong_counts_concealed", False)
         self.melded_sets = [g for g in arr.groups if g.melded and not (kong_free and g.kind == "kong")]
         self.concealed_hand = not self.melded_sets
@@ -58,19 +72,9 @@ class Features:
         self.bonus = frozenset(hand.bonus)
 
     # helpers shared by several predicates
-    @property
-    def standard(self) -> bool:
-        return self.shape == "standard"
-
-    def pung_tiles(self) -> list[int]:
-        return [g.tile for g in self.pungs]
-
     def concealed_pungs(self) -> int:
         kong_free = self.settings.get("melded_kong_counts_concealed", False)
         return sum(1 for g in self.pungs if g.concealed or (kong_free and g.kind == "kong"))
-
-    def chow_counts(self) -> Counter[int]:
-        return Counter(g.tile for g in self.chows)
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ class Pattern:
     id: str
     name: str
     zh: str
-    fn: Callable[[Features], int]
+    fn: Callable[[Features], int | bool]  # how many times present; falsy when absent
     doc: str
 
 
@@ -89,13 +93,14 @@ def pattern(pid: str, name: str, zh: str):
     """Register a predicate under a stable id."""
 
     def deco(fn: Callable[[Features], int | bool]):
-        def count(f: Features) -> int:
-            return int(fn(f))
-
-        PATTERNS[pid] = Pattern(pid, name, zh, count, (fn.__doc__ or "").strip())
+        PATTERNS[pid] = Pattern(pid, name, zh, fn, (fn.__doc__ or "").strip())
         return fn
 
     return deco
+
+
+HONOUR_SET = frozenset(range(27, 34))
+_SUIT_SETS = tuple(frozenset(range(9 * s, 9 * s + 9)) for s in range(3))
 
 
 def _number(t: int) -> int:
@@ -321,14 +326,13 @@ def _seven_pairs(f: Features) -> bool:
 @pattern("mixed_terminals", "Mixed Terminals", "混么九")
 def _mixed_terminals(f: Features) -> bool:
     """Only terminals and honours, some of each."""
-    ts = [t for t in range(34) if f.counts[t]]
-    return all(t in ORPHANS for t in ts) and f.honours and bool(f.suits)
+    return f.present <= ORPHANS and f.honours and bool(f.suits)
 
 
 @pattern("all_terminals", "All Terminals", "清么九")
 def _all_terminals(f: Features) -> bool:
     """Only ones and nines."""
-    return all(t in TERMINALS for t in range(34) if f.counts[t])
+    return f.present <= TERMINALS
 
 
 @pattern("all_honours", "All Honours", "字一色")
@@ -372,7 +376,7 @@ def _two_kongs(f: Features) -> bool:
 @pattern("nine_gates", "Nine Gates", "九子連環")
 def _nine_gates(f: Features) -> bool:
     """Concealed 1112345678999 of one suit, won on any tile of that suit."""
-    if f.hand.melds or len(f.suits) != 1 or f.honours or f.shape != "standard":
+    if f.hand.melds or len(f.suits) != 1 or f.honours or not f.standard:
         return False
     base = 9 * next(iter(f.suits))
     c = f.counts[base:base + 9]
@@ -388,8 +392,7 @@ def _thirteen_orphans(f: Features) -> bool:
 
 def _suit_dragon(f: Features, suit: int, dragon: str) -> bool:
     d = index(dragon)
-    ok = all((t // 9 == suit and t < 27) or t == d for t in range(34) if f.counts[t])
-    return f.standard and ok and d in f.pung_tiles()
+    return f.standard and d in f.pung_set and f.present <= _SUIT_SETS[suit] | {d}
 
 
 @pattern("jade_dragon", "Jade Dragon", "翡翠龍")
@@ -413,52 +416,52 @@ def _pearl(f: Features) -> bool:
 @pattern("pure_straight", "Pure Straight", "一條龍")
 def _pure_straight(f: Features) -> bool:
     """123, 456 and 789 chows of one suit."""
-    cs = f.chow_counts()
-    return any(all(cs[9 * s + k] for k in (0, 3, 6)) for s in range(3))
+    cs = f.chow_count
+    return any(cs.get(9 * s) and cs.get(9 * s + 3) and cs.get(9 * s + 6) for s in range(3))
 
 
 @pattern("mixed_triple_chow", "Mixed Triple Chow", "三相逢")
 def _mixed_triple(f: Features) -> bool:
     """The same chow in all three suits."""
-    cs = f.chow_counts()
-    return any(cs[n] and cs[n + 9] and cs[n + 18] for n in range(7))
+    cs = f.chow_count
+    return any(cs.get(n) and cs.get(n + 9) and cs.get(n + 18) for n in range(7))
 
 
 @pattern("pure_double_chow", "Pure Double Chow", "一般高")
 def _pure_double(f: Features) -> int:
     """Two identical chows of one suit (each such pair of chows counts)."""
-    return sum(1 for n in f.chow_counts().values() if n >= 2)
+    return sum(1 for n in f.chow_count.values() if n >= 2)
 
 
 @pattern("two_pure_double_chows", "Two Pure Double Chows", "雙龍抱珠")
 def _two_pure_double(f: Features) -> bool:
     """Two pairs of identical chows."""
-    return sum(n // 2 for n in f.chow_counts().values()) >= 2
+    return sum(n // 2 for n in f.chow_count.values()) >= 2
 
 
 @pattern("pure_triple_chow", "Pure Triple Chow", "三般高")
 def _pure_triple(f: Features) -> bool:
     """Three identical chows of one suit."""
-    return any(n >= 3 for n in f.chow_counts().values())
+    return any(n >= 3 for n in f.chow_count.values())
 
 
 @pattern("four_identical_chows", "Four Identical Chows", "四般高")
 def _pure_quad(f: Features) -> bool:
     """Four identical chows of one suit."""
-    return any(n == 4 for n in f.chow_counts().values())
+    return any(n == 4 for n in f.chow_count.values())
 
 
 @pattern("two_dragon_suits", "Two Dragon Suits", "兩套龍")
 def _two_dragon_suits(f: Features) -> bool:
     """A pure straight and a second 456 chow of the same suit."""
-    cs = f.chow_counts()
-    return any(cs[9 * s] and cs[9 * s + 3] >= 2 and cs[9 * s + 6] for s in range(3))
+    cs = f.chow_count
+    return any(cs.get(9 * s) and cs.get(9 * s + 3, 0) >= 2 and cs.get(9 * s + 6) for s in range(3))
 
 
 @pattern("all_simples", "All Simples", "斷么")
 def _all_simples(f: Features) -> bool:
     """No terminal or honour."""
-    return not any(f.counts[t] for t in ORPHANS)
+    return f.present.isdisjoint(ORPHANS)
 
 
 @pattern("no_honours", "No Honour Tiles", "無字")
@@ -502,8 +505,8 @@ def _pure_outside(f: Features) -> bool:
 @pattern("terminal_chows", "Two Terminal Chows", "老少")
 def _terminal_chows(f: Features) -> int:
     """123 and 789 chows of one suit (each suit counts)."""
-    cs = f.chow_counts()
-    return sum(1 for s in range(3) if cs[9 * s] and cs[9 * s + 6])
+    cs = f.chow_count
+    return sum(1 for s in range(3) if cs.get(9 * s) and cs.get(9 * s + 6))
 
 
 @pattern("double_lao_shao", "Double Lao Shao", "雙老少")
@@ -515,7 +518,7 @@ def _double_lao_shao(f: Features) -> bool:
 @pattern("terminal_pungs", "Two Terminal Pungs", "老少碰")
 def _terminal_pungs(f: Features) -> int:
     """111 and 999 pungs of one suit (each suit counts)."""
-    ps = set(f.pung_tiles())
+    ps = f.pung_set
     return sum(1 for s in range(3) if 9 * s in ps and 9 * s + 8 in ps)
 
 
@@ -564,7 +567,7 @@ def _a_tail(f: Features) -> bool:
     pungs and a wind pair."""
     if not f.standard:
         return False
-    ps = set(f.pung_tiles())
+    ps = f.pung_set
     p = f.pair
     if p in WIND_TILES and len(ps & WIND_TILES) >= 2:
         return True
@@ -577,18 +580,18 @@ def _a_tail(f: Features) -> bool:
 @pattern("pure_shifted_pungs", "Pure Shifted Pungs", "姊妹碰")
 def _shifted_pungs(f: Features) -> bool:
     """Three pungs of one suit, each one up from the last."""
-    ps = set(f.pung_tiles())
+    ps = f.pung_set
     return any(t < 27 and t % 9 <= 6 and t + 1 in ps and t + 2 in ps for t in ps)
 
 
 @pattern("three_winds", "Three Winds", "三風會")
 def _three_winds(f: Features) -> bool:
     """Three wind pungs."""
-    return len(set(f.pung_tiles()) & WIND_TILES) >= 3
+    return len(f.pung_set & WIND_TILES) >= 3
 
 
 def _number_classes(f: Features) -> set:
-    return {(_number(t) if t < 27 else "honour") for t in range(34) if f.counts[t]}
+    return {(_number(t) if t < 27 else "honour") for t in f.present}
 
 
 @pattern("three_numbers", "Three Numbers", "三數")
@@ -638,7 +641,7 @@ def _all_contain_nine(f: Features) -> bool:
 def _special_eye_pungs(f: Features) -> bool:
     """All pungs, every tile a 2, 5 or 8."""
     return (f.standard and len(f.pungs) == 4 and not f.honours
-            and all(_number(t) in (2, 5, 8) for t in range(27) if f.counts[t]))
+            and all(_number(t) in (2, 5, 8) for t in f.present))
 
 
 # ---------------------------------------------------------------- honours
@@ -646,26 +649,26 @@ def _special_eye_pungs(f: Features) -> bool:
 @pattern("dragon_pung", "Dragon Pung", "箭刻")
 def _dragon_pung(f: Features) -> int:
     """A pung or kong of dragons (each counts)."""
-    return sum(1 for t in f.pung_tiles() if t in DRAGON_TILES)
+    return len(f.pung_set & DRAGON_TILES)
 
 
 @pattern("seat_wind", "Seat Wind", "門風")
 def _seat_wind(f: Features) -> bool:
     """A pung or kong of the winner's seat wind."""
-    return f.seat_wind in f.pung_tiles()
+    return f.seat_wind in f.pung_set
 
 
 @pattern("round_wind", "Prevailing Wind", "圈風")
 def _round_wind(f: Features) -> bool:
     """A pung or kong of the prevailing wind."""
-    return f.round_wind in f.pung_tiles()
+    return f.round_wind in f.pung_set
 
 
 @pattern("honour_pung", "Honour Tiles", "番子")
 def _honour_pung(f: Features) -> int:
     """A pung or kong of dragons, seat wind or prevailing wind (each set counts once)."""
     value = DRAGON_TILES | {f.seat_wind, f.round_wind}
-    return sum(1 for t in f.pung_tiles() if t in value)
+    return len(f.pung_set & value)
 
 
 @pattern("little_three_dragons", "Little Three Dragons", "小三元")
@@ -683,7 +686,7 @@ def _big_dragons(f: Features) -> bool:
 @pattern("little_four_winds", "Little Four Winds", "小四喜")
 def _little_winds(f: Features) -> bool:
     """Three wind pungs and a pair of the fourth wind."""
-    if not (f.standard and f.pair in WIND_TILES and len(set(f.pung_tiles()) & WIND_TILES) == 3):
+    if not (f.standard and f.pair in WIND_TILES and len(f.pung_set & WIND_TILES) == 3):
         return False
     if f.settings.get("little_four_winds_pair_rule", "any") == "no_value_wind":
         return f.pair not in (f.seat_wind, f.round_wind)
@@ -693,5 +696,5 @@ def _little_winds(f: Features) -> bool:
 @pattern("big_four_winds", "Big Four Winds", "大四喜")
 def _big_winds(f: Features) -> bool:
     """Pungs or kongs of all four winds."""
-    return len(set(f.pung_tiles()) & WIND_TILES) == 4
+    return len(f.pung_set & WIND_TILES) == 4
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import tomllib
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .patterns import PATTERNS
@@ -51,8 +52,17 @@ class RulePreset:
 
     def active_patterns(self) -> list[tuple[str, int | str]]:
         """(pattern id, value) for every pattern this preset scores, in registry order."""
+        return list(self._active)
+
+    @cached_property
+    def _active(self) -> tuple[tuple[str, int | str], ...]:
         drop = set() if self.settings.get("include_optional", True) else set(self.optional)
-        return [(pid, self.patterns[pid]) for pid in PATTERNS if pid in self.patterns and pid not in drop]
+        return tuple((pid, self.patterns[pid]) for pid in PATTERNS if pid in self.patterns and pid not in drop)
+
+    @cached_property
+    def predicates(self) -> tuple[tuple[str, object], ...]:
+        """(pattern id, predicate) of the active patterns, for the scoring loop."""
+        return tuple((pid, PATTERNS[pid].fn) for pid, _ in self._active)
 
 
 _OVERRIDABLE = ("name", "min_fan", "cap", "limit_fan", "table", "payment", "dealer_doubling",

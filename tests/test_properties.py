@@ -101,9 +101,8 @@ def test_chosen_reading_scores_at_least_as_much_as_every_other(text, sit, rid):
     assume(not (h.bonus and not ctx.flowers_in_play))
     r = score(h, preset, **sit)
     assume(r.arrangement is not None)
-    active = preset.active_patterns()
-    arrs = arrangements(h, ctx.self_drawn, seven_pairs="seven_pairs" in dict(active))
-    evals = [_evaluate(h, a, ctx, preset, active) for a in arrs]
+    arrs = arrangements(h, ctx.self_drawn, seven_pairs="seven_pairs" in dict(preset.active_patterns()))
+    evals = [_evaluate(h, a, ctx, preset) for a in arrs]
     chosen = next(i for i, a in enumerate(arrs) if a == r.arrangement)
     for i, e in enumerate(evals):
         assert _key(evals[chosen], chosen) >= _key(e, i)
