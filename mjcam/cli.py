@@ -240,6 +240,35 @@ def cmd_rules(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_classify(a: argparse.Namespace) -> int:
+    from vision.classify import ModelError, default_classifier
+    from vision.io import ImageError, load_image
+
+    clf = default_classifier()
+    results, failed = [], 0
+    for path in a.images:
+        try:
+            label = clf.classify_image(load_image(path))
+        except ImageError as e:
+            print(f"mjcam: error: {e}", file=sys.stderr)
+            results.append({"path": path, "error": str(e)})
+            failed += 1
+            continue
+        except ModelError as e:
+            raise UsageError(str(e)) from None
+        results.append({"path": path, **label.to_json(), "needs_confirmation": label.low_confidence})
+    if a.json:
+        print(json.dumps(results, ensure_ascii=False, indent=1))
+    else:
+        for r in results:
+            if "error" in r:
+                continue
+            alts = ", ".join(f"{x['code']} {x['confidence']:.2f}" for x in r["alternatives"])
+            flag = "  ← check" if r["needs_confirmation"] else ""
+            print(f"{r['path']}: {r['code']} {r['confidence']:.2f}   (then {alts}){flag}")
+    return 2 if failed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="mjcam", description="Photograph a Hong Kong mahjong hand and score it.")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -251,6 +280,10 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("hand", nargs="+", help="a 13-tile hand (melds marked), no winning tile")
     add_score_options(w)
     w.set_defaults(func=cmd_waits)
+    c = sub.add_parser("classify", help="name the tile in each picture of a single tile")
+    c.add_argument("images", nargs="+", metavar="IMAGE")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_classify)
     r = sub.add_parser("rules", help="list the presets, or one preset's patterns and values")
     r.add_argument("id", nargs="?", choices=PRESET_IDS, metavar="ID")
     r.add_argument("--config", metavar="FILE.toml", help="show the preset with these house rules")

@@ -1,0 +1,1 @@
+"""Readers for labelled tile photos, crop extraction, and synthetic tile images."""

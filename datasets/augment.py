@@ -1,0 +1,80 @@
+"""Training views of a context crop: turned, slanted, shifted, relit, blurred, compressed —
+never mirrored. The last step is the inference cut of :mod:`vision.preprocess`."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.preprocess import INPUT_SIZE, letterbox, upright
+
+
+def _rotation(rng: np.random.Generator) -> float:
+    r = rng.random()
+    if r < 0.45:  # upright, either way up
+        return float(rng.choice([0.0, 180.0]) + rng.normal(0, 4))
+    if r < 0.7:  # a claimed tile turned sideways
+        return float(rng.choice([90.0, 270.0]) + rng.normal(0, 4))
+    return float(rng.uniform(0, 360))  # seen at a slant
+
+
+def view(ctx: np.ndarray, size_wh, rng: np.random.Generator, out: int = INPUT_SIZE,
+         geometric: bool = True) -> np.ndarray:
+    """One augmented classifier input from a context crop with a box of ``size_wh`` at its centre."""
+    c = ctx.shape[0]
+    bw, bh = float(size_wh[0]), float(size_wh[1])
+    if geometric:
+        angle = _rotation(rng)
+        m = cv2.getRotationMatrix2D((c / 2, c / 2), angle, 1.0)
+        img = cv2.warpAffine(ctx, m, (c, c), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        a = math.radians(angle)
+        w = abs(bw * math.cos(a)) + abs(bh * math.sin(a))
+        h = abs(bw * math.sin(a)) + abs(bh * math.cos(a))
+        w *= rng.uniform(0.9, 1.12)
+        h *= rng.uniform(0.9, 1.12)
+        cx = c / 2 + rng.normal(0, 0.05) * w
+        cy = c / 2 + rng.normal(0, 0.05) * h
+    else:
+        img, w, h, cx, cy = ctx, bw, bh, c / 2, c / 2
+    pad = 0.06
+    x1, y1 = int(round(max(0, cx - w / 2 - w * pad))), int(round(max(0, cy - h / 2 - h * pad)))
+    x2, y2 = int(round(min(c, cx + w / 2 + w * pad))), int(round(min(c, cy + h / 2 + h * pad)))
+    crop = img[y1:max(y2, y1 + 2), x1:max(x2, x1 + 2)]
+    crop = upright(crop)
+    if geometric and crop.shape[1] > crop.shape[0] * 0.9 and rng.random() < 0.5:
+        crop = cv2.rotate(crop, cv2.ROTATE_180)
+    x = letterbox(crop, out)
+    if geometric:
+        x = photometric(x, rng)
+    return x
+
+
+def photometric(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, colour, blur, noise and JPEG changes."""
+    f = x.astype(np.float32)
+    f = f * rng.uniform(0.6, 1.35) + rng.uniform(-30, 30)
+    mean = f.mean(axis=(0, 1), keepdims=True)
+    f = (f - mean) * rng.uniform(0.7, 1.3) + mean
+    f = f * rng.uniform(0.88, 1.12, size=(1, 1, 3))  # white balance
+    grey = f.mean(axis=2, keepdims=True)
+    f = grey + (f - grey) * rng.uniform(0.6, 1.3)
+    if rng.random() < 0.3:  # glare or shadow across the tile
+        h, w = f.shape[:2]
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        a = rng.uniform(0, 2 * math.pi)
+        ramp = (np.cos(a) * xx + np.sin(a) * yy) / max(h, w)
+        f = f + (ramp[..., None] - ramp.mean()) * rng.uniform(-90, 90)
+    if rng.random() < 0.3:
+        f = f + rng.normal(0, rng.uniform(2, 10), f.shape)
+    x = np.clip(f, 0, 255).astype(np.uint8)
+    if rng.random() < 0.25:
+        k = int(rng.choice([3, 5]))
+        x = cv2.GaussianBlur(x, (k, k), 0)
+    if rng.random() < 0.3:
+        q = int(rng.integers(30, 90))
+        ok, enc = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, q])
+        if ok:
+            x = cv2.imdecode(enc, cv2.IMREAD_UNCHANGED)
+    return x

@@ -1,0 +1,147 @@
+"""Cutting training material out of labelled photos.
+
+A *context crop* is a square around a tile (or a negative region), 1.6 times the box's longer
+side, scaled to ``CONTEXT`` pixels, with the box's size inside it. Training augments from it
+(turns, slants, shifts) and then cuts the box as inference does (:mod:`vision.preprocess`).
+Negatives for the ``not-a-tile`` class are cut around the tiles: table, rack, hands, edges and
+half tiles; their centres lie outside every labelled box.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.labels import CLASS_INDEX, NOT_A_TILE
+
+from .readers import LabelledImage
+
+CONTEXT = 96
+SCALE = 1.6
+
+
+@dataclass
+class CropSet:
+    """Context crops (N x CONTEXT x CONTEXT x 3, RGB), class ids, box sizes in the crop, groups."""
+
+    images: np.ndarray
+    labels: np.ndarray
+    sizes: np.ndarray  # (N, 2) box width, height in context pixels
+    groups: list[str]  # source photo of each crop
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    @staticmethod
+    def concat(sets: list["CropSet"]) -> "CropSet":
+        sets = [s for s in sets if len(s)]
+        return CropSet(np.concatenate([s.images for s in sets]), np.concatenate([s.labels for s in sets]),
+                       np.concatenate([s.sizes for s in sets]), [g for s in sets for g in s.groups])
+
+    def subset(self, idx) -> "CropSet":
+        idx = np.asarray(idx, dtype=np.int64)
+        return CropSet(self.images[idx], self.labels[idx], self.sizes[idx], [self.groups[i] for i in idx])
+
+    def save(self, path: str) -> None:
+        np.savez_compressed(path, images=self.images, labels=self.labels, sizes=self.sizes,
+                            groups=np.array(self.groups))
+
+    @staticmethod
+    def load(path: str) -> "CropSet":
+        d = np.load(path)
+        return CropSet(d["images"], d["labels"], d["sizes"], [str(g) for g in d["groups"]])
+
+
+def load_rgb(path: str) -> np.ndarray:
+    img = cv2.imread(path, cv2.IMREAD_COLOR)
+    if img is None:
+        raise ValueError(f"cannot read image {path}")
+    return cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
+
+
+def context_crop(image: np.ndarray, box, size: int = CONTEXT) -> tuple[np.ndarray, tuple[float, float]]:
+    """The square around ``box`` (replicating the border outside the image) and the box's size in it."""
+    x1, y1, x2, y2 = box
+    bw, bh = x2 - x1, y2 - y1
+    side = SCALE * max(bw, bh)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    s = size / side
+    m = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
+    out = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+    return out, (bw * s, bh * s)
+
+
+def iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def negative_boxes(rec: LabelledImage, n: int, rnd: random.Random) -> list[tuple[float, float, float, float]]:
+    """Tile-sized boxes whose centre is outside every labelled box and overlap at most 0.3."""
+    if not rec.boxes:
+        return []
+    sizes = [(b.box[2] - b.box[0], b.box[3] - b.box[1]) for b in rec.boxes]
+    out = []
+    for _ in range(n * 20):
+        if len(out) >= n:
+            break
+        bw, bh = rnd.choice(sizes)
+        scale = rnd.uniform(0.5, 1.6)
+        bw, bh = bw * scale, bh * scale
+        if rnd.random() < 0.3:  # near a tile: edges, half tiles, the rack beside it
+            b = rnd.choice(rec.boxes).box
+            cx = rnd.uniform(b[0] - bw, b[2] + bw)
+            cy = rnd.uniform(b[1] - bh, b[3] + bh)
+        else:
+            cx, cy = rnd.uniform(0, rec.width), rnd.uniform(0, rec.height)
+        box = (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2)
+        if box[0] < -bw * 0.3 or box[1] < -bh * 0.3 or box[2] > rec.width + bw * 0.3 or box[3] > rec.height + bh * 0.3:
+            continue
+        if any(b.box[0] <= cx <= b.box[2] and b.box[1] <= cy <= b.box[3] for b in rec.boxes):
+            continue
+        if max(iou(box, b.box) for b in rec.boxes) > 0.3:
+            continue
+        out.append(box)
+    return out
+
+
+def crops_from_photos(records: list[LabelledImage], negatives_per_tile: float = 0.35,
+                      seed: int = 0) -> CropSet:
+    """Context crops of every labelled tile of ``records`` and of negatives around them."""
+    rnd = random.Random(seed)
+    imgs, labels, sizes, groups = [], [], [], []
+    for rec in records:
+        image = load_rgb(rec.path)
+        for b in rec.boxes:
+            c, s = context_crop(image, b.box)
+            imgs.append(c), labels.append(CLASS_INDEX[b.code]), sizes.append(s), groups.append(rec.source)
+        for box in negative_boxes(rec, max(1, round(len(rec.boxes) * negatives_per_tile)), rnd):
+            c, s = context_crop(image, box)
+            imgs.append(c), labels.append(CLASS_INDEX[NOT_A_TILE]), sizes.append(s), groups.append(rec.source)
+    return _pack(imgs, labels, sizes, groups)
+
+
+def crops_from_tile_images(items: list[tuple[str, str]], group: str = "") -> CropSet:
+    """Context crops of single-tile pictures (the tile fills the picture)."""
+    imgs, labels, sizes, groups = [], [], [], []
+    for path, code in items:
+        image = load_rgb(path)
+        h, w = image.shape[:2]
+        c, s = context_crop(image, (0, 0, w, h))
+        imgs.append(c), labels.append(CLASS_INDEX[code]), sizes.append(s), groups.append(group or path)
+    return _pack(imgs, labels, sizes, groups)
+
+
+def _pack(imgs, labels, sizes, groups) -> CropSet:
+    if not imgs:
+        return CropSet(np.zeros((0, CONTEXT, CONTEXT, 3), np.uint8), np.zeros(0, np.int64),
+                       np.zeros((0, 2), np.float32), [])
+    return CropSet(np.stack(imgs).astype(np.uint8), np.array(labels, np.int64),
+                   np.array(sizes, np.float32), list(groups))

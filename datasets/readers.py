@@ -1,0 +1,166 @@
+"""Readers for labelled tile photos: YOLO folders (boxes and polygon rows) and crop folders
+with a CSV of labels. Both take any path and give plain records with CONTRACT tile codes.
+
+>>> yolo_name_to_code("sc3"), yolo_name_to_code("hdg"), yolo_name_to_code("bf4")
+('3m', 'Gd', 'F4')
+>>> camerash_name_to_code("honors-red"), camerash_name_to_code("bonus-chrysanthemum")
+('Rd', 'F3')
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from dataclasses import dataclass, field
+
+IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
+
+_YOLO_SUIT = {"sc": "m", "sd": "p", "sb": "s"}
+_YOLO_HONOUR = {"hwe": "E", "hws": "S", "hww": "W", "hwn": "N", "hdr": "Rd", "hdg": "Gd", "hdw": "Wd"}
+_CAM_SUIT = {"characters": "m", "dots": "p", "bamboo": "s"}
+_CAM_HONOUR = {"east": "E", "south": "S", "west": "W", "north": "N", "red": "Rd", "green": "Gd", "white": "Wd"}
+_CAM_BONUS = {"plum": "F1", "orchid": "F2", "chrysanthemum": "F3", "bamboo": "F4",
+              "spring": "S1", "summer": "S2", "autumn": "S3", "winter": "S4"}
+
+# Camerash crops labelled honors-white that show decorative tiles (its README)
+CAMERASH_WRONG = frozenset({"35.jpg", "39.jpg", "94.jpg", "97.jpg"})
+
+
+class DatasetError(ValueError):
+    """A data folder that cannot be read as the format says."""
+
+
+def yolo_name_to_code(name: str) -> str:
+    """Map the Roboflow HK set's class names (sc1, sd9, sb5, hwe, hdr, bf1, bs4) to tile codes."""
+    if name[:2] in _YOLO_SUIT and name[2:].isdigit():
+        return name[2:] + _YOLO_SUIT[name[:2]]
+    if name in _YOLO_HONOUR:
+        return _YOLO_HONOUR[name]
+    if re.fullmatch(r"b[fs][1-4]", name):
+        return ("F" if name[1] == "f" else "S") + name[2]
+    raise DatasetError(f"unknown class name {name!r}")
+
+
+def camerash_name_to_code(name: str) -> str:
+    """Map Camerash label names (dots-1, honors-east, bonus-plum ...) to tile codes."""
+    kind, _, rest = name.partition("-")
+    if kind in _CAM_SUIT and rest.isdigit():
+        return rest + _CAM_SUIT[kind]
+    if kind == "honors" and rest in _CAM_HONOUR:
+        return _CAM_HONOUR[rest]
+    if kind == "bonus" and rest in _CAM_BONUS:
+        return _CAM_BONUS[rest]
+    raise DatasetError(f"unknown label name {name!r}")
+
+
+@dataclass
+class LabelledBox:
+    code: str
+    box: tuple[float, float, float, float]  # pixels x1 y1 x2 y2
+    polygon: bool = False
+
+
+@dataclass
+class LabelledImage:
+    path: str
+    width: int
+    height: int
+    boxes: list[LabelledBox] = field(default_factory=list)
+
+    @property
+    def source(self) -> str:
+        """The source photo a Roboflow copy was made from (augmented copies share it)."""
+        return source_of(self.path)
+
+
+def source_of(path: str) -> str:
+    name = os.path.basename(path)
+    return name.split(".rf.")[0] if ".rf." in name else os.path.splitext(name)[0]
+
+
+def _read_names(root: str) -> list[str]:
+    for name in ("data.yaml", "data.yml"):
+        p = os.path.join(root, name)
+        if os.path.exists(p):
+            text = open(p, encoding="utf-8").read()
+            m = re.search(r"^names:\s*\[(.*?)\]", text, re.S | re.M)
+            if m:
+                return [x.strip().strip("'\"") for x in m.group(1).split(",") if x.strip()]
+            m = re.search(r"^names:\s*\n((?:\s+-\s*.+\n?)+)", text, re.M)
+            if m:
+                return [ln.split("-", 1)[1].strip().strip("'\"") for ln in m.group(1).splitlines() if "-" in ln]
+            raise DatasetError(f"{p} has no names list")
+    raise DatasetError(f"no data.yaml in {root}")
+
+
+def read_yolo(root: str, split: str, names: list[str] | None = None) -> list[LabelledImage]:
+    """Images and boxes of one split (``train``, ``valid``) of a YOLO folder.
+
+    Box rows are ``class xc yc w h``; polygon rows ``class x1 y1 x2 y2 ...`` give their bounding box.
+    Class names are mapped to tile codes with :func:`yolo_name_to_code`.
+    """
+    from PIL import Image
+
+    names = names or _read_names(root)
+    codes = [yolo_name_to_code(n) for n in names]
+    img_dir = os.path.join(root, split, "images")
+    lab_dir = os.path.join(root, split, "labels")
+    if not os.path.isdir(img_dir):
+        raise DatasetError(f"no images folder {img_dir}")
+    out = []
+    for name in sorted(os.listdir(img_dir)):
+        if not name.lower().endswith(IMAGE_EXTS):
+            continue
+        path = os.path.join(img_dir, name)
+        with Image.open(path) as im:
+            w, h = im.size
+        rec = LabelledImage(path, w, h)
+        lab = os.path.join(lab_dir, os.path.splitext(name)[0] + ".txt")
+        if os.path.exists(lab):
+            for ln, line in enumerate(open(lab, encoding="utf-8"), 1):
+                v = line.split()
+                if not v:
+                    continue
+                try:
+                    cls, xs = int(v[0]), [float(x) for x in v[1:]]
+                except ValueError:
+                    raise DatasetError(f"{lab}:{ln}: not numbers") from None
+                if cls >= len(codes) or len(xs) < 4 or len(xs) % 2:
+                    raise DatasetError(f"{lab}:{ln}: bad row")
+                if len(xs) == 4:
+                    xc, yc, bw, bh = xs
+                    box = ((xc - bw / 2) * w, (yc - bh / 2) * h, (xc + bw / 2) * w, (yc + bh / 2) * h)
+                    poly = False
+                else:
+                    box = (min(xs[0::2]) * w, min(xs[1::2]) * h, max(xs[0::2]) * w, max(xs[1::2]) * h)
+                    poly = True
+                box = (max(0.0, box[0]), max(0.0, box[1]), min(float(w), box[2]), min(float(h), box[3]))
+                if box[2] - box[0] >= 2 and box[3] - box[1] >= 2:
+                    rec.boxes.append(LabelledBox(codes[cls], box, poly))
+        out.append(rec)
+    return out
+
+
+def read_crop_csv(root: str, csv_path: str | None = None, image_dir: str | None = None,
+                  skip: frozenset[str] = CAMERASH_WRONG) -> list[tuple[str, str]]:
+    """(image path, tile code) of a crop folder described by a CSV (``image-name,label,label-name``).
+
+    Defaults fit the Camerash layout (``tiles-data/data.csv`` and ``raw-tiles/``); ``skip`` drops
+    known wrong labels.
+    """
+    csv_path = csv_path or os.path.join(root, "tiles-data", "data.csv")
+    image_dir = image_dir or os.path.join(root, "raw-tiles")
+    if not os.path.exists(csv_path):
+        raise DatasetError(f"no label file {csv_path}")
+    out = []
+    with open(csv_path, encoding="utf-8-sig", newline="") as fh:
+        for row in csv.DictReader(fh):
+            name = row.get("image-name") or row.get("image")
+            label = row.get("label-name") or row.get("label")
+            if not name or not label:
+                raise DatasetError(f"{csv_path}: rows need image-name and label-name")
+            if name in skip:
+                continue
+            out.append((os.path.join(image_dir, name), camerash_name_to_code(label)))
+    return out

@@ -1,0 +1,237 @@
+"""Synthetic tile images from tile art the build installs (Debian fonts-noto-core / fonts-symbola:
+the Mahjong Tiles block U+1F000-U+1F029), and face-down tile backs.
+
+Single tiles come out as context crops for training; :func:`render_hand` lays out a whole
+hand as photographed (a row of upright tiles, melds set apart, claimed tiles sideways, kongs
+with face-down ends, bonus tiles aside) with perspective, light, blur, noise and JPEG, and
+returns the picture with each tile's box, code, orientation and group as ground truth.
+Nothing is ever mirrored. No artwork is stored in the repository.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.labels import BACK, CLASS_INDEX
+
+from .crops import CONTEXT, CropSet, context_crop
+
+FONT_PATHS = (
+    "/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf",
+    "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf",
+    "/usr/share/fonts/truetype/ancient-scripts/Symbola.ttf",
+)
+
+# Unicode Mahjong Tiles block; note plum, orchid, *bamboo*, *chrysanthemum* (F1 F2 F4 F3)
+_HONOURS = {"E": 0x1F000, "S": 0x1F001, "W": 0x1F002, "N": 0x1F003, "Rd": 0x1F004, "Gd": 0x1F005, "Wd": 0x1F006}
+_BONUS = {"F1": 0x1F022, "F2": 0x1F023, "F4": 0x1F024, "F3": 0x1F025,
+          "S1": 0x1F026, "S2": 0x1F027, "S3": 0x1F028, "S4": 0x1F029}
+
+
+def codepoint(code: str) -> int:
+    """The Unicode character of a tile code.
+
+    >>> hex(codepoint("1m")), hex(codepoint("9p")), hex(codepoint("F3"))
+    ('0x1f007', '0x1f021', '0x1f025')
+    """
+    if code in _HONOURS:
+        return _HONOURS[code]
+    if code in _BONUS:
+        return _BONUS[code]
+    n, suit = int(code[0]), code[1]
+    return {"m": 0x1F007, "s": 0x1F010, "p": 0x1F019}[suit] + n - 1
+
+
+def available_fonts() -> list[str]:
+    return [p for p in FONT_PATHS if os.path.exists(p)]
+
+
+_INK = {"m": [(170, 20, 20), (20, 20, 20)], "p": [(30, 60, 160), (20, 110, 60), (170, 30, 30)],
+        "s": [(20, 110, 50), (30, 60, 140)], "E": [(20, 20, 20), (30, 50, 140)],
+        "Rd": [(190, 20, 20)], "Gd": [(20, 120, 50)], "Wd": [(40, 60, 150)],
+        "F": [(170, 30, 60), (30, 100, 50)], "S": [(30, 60, 150), (170, 40, 40)]}
+
+
+def _ink(code: str, rng: np.random.Generator):
+    key = code if code in ("Rd", "Gd", "Wd") else code[1] if code[0].isdigit() else code[0] if code[0] in "FS" and len(code) == 2 else "E"
+    return _INK[key][int(rng.integers(len(_INK[key])))]
+
+
+def tile_face(code: str, rng: np.random.Generator, font: str, height: int = 160) -> np.ndarray:
+    """An upright tile face (RGB), ivory with the glyph inked in a tile-like colour."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    w = int(height * 0.75)
+    face = np.array([rng.integers(225, 256), rng.integers(220, 250), rng.integers(200, 240)], np.uint8)
+    img = Image.new("L", (w * 2, height * 2), 0)
+    f = ImageFont.truetype(font, int(height * rng.uniform(1.15, 1.35)))
+    d = ImageDraw.Draw(img)
+    d.text((w, height), chr(codepoint(code)), fill=255, font=f, anchor="mm")
+    mask = np.array(img)
+    ys, xs = np.nonzero(mask > 40)
+    if len(ys):  # the font draws a tile outline around the art: keep what is inside it
+        mask = mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    inner = cv2.resize(mask, (w, height), interpolation=cv2.INTER_AREA)
+    b = int(height * 0.04)
+    inner[:b], inner[-b:], inner[:, :b], inner[:, -b:] = 0, 0, 0, 0
+    alpha = (inner.astype(np.float32) / 255.0)[..., None]
+    ink = np.array(_ink(code, rng), np.float32)
+    out = face.astype(np.float32) * (1 - alpha) + ink * alpha
+    return out.astype(np.uint8)
+
+
+_BACK_COLOURS = [(30, 110, 60), (25, 70, 150), (220, 180, 40), (235, 232, 220), (200, 90, 30), (60, 140, 170)]
+_TABLES = [(40, 120, 60), (35, 90, 50), (150, 110, 70), (190, 160, 120), (90, 90, 95), (30, 30, 35),
+           (170, 60, 60), (210, 205, 195)]
+
+
+def tile_back(rng: np.random.Generator, height: int = 160) -> np.ndarray:
+    """A face-down tile: plain coloured back with light shading."""
+    w = int(height * 0.75)
+    col = np.array(_BACK_COLOURS[int(rng.integers(len(_BACK_COLOURS)))], np.float32)
+    col = np.clip(col + rng.normal(0, 12, 3), 0, 255)
+    yy, xx = np.mgrid[0:height, 0:w].astype(np.float32)
+    shade = 1 + 0.12 * ((xx / w - 0.5) * rng.normal() + (yy / height - 0.5) * rng.normal())
+    out = col[None, None, :] * shade[..., None]
+    out += rng.normal(0, 3, out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def table_background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    col = np.array(_TABLES[int(rng.integers(len(_TABLES)))], np.float32) + rng.normal(0, 10, 3)
+    noise = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), rng.uniform(0.6, 3))
+    out = col[None, None, :] * (1 + 0.08 * noise[..., None])
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _body(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Put a face on a tile body: rounded rim and a visible side in the back colour."""
+    h, w = face.shape[:2]
+    side = int(h * rng.uniform(0.05, 0.2))
+    back = np.array(_BACK_COLOURS[int(rng.integers(len(_BACK_COLOURS)))], np.uint8)
+    out = np.zeros((h + side, w, 3), np.uint8)
+    out[:h] = face
+    out[h:] = np.clip(face[-1:].astype(np.int32) * 0.8, 0, 255).astype(np.uint8)
+    out[h + side // 2:] = back
+    return out
+
+
+def _paste(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, int, int, int]:
+    h, w = tile.shape[:2]
+    H, W = canvas.shape[:2]
+    x2, y2 = min(W, x + w), min(H, y + h)
+    canvas[y:y2, x:x2] = tile[: y2 - y, : x2 - x]
+    return x, y, x2, y2
+
+
+def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0) -> CropSet:
+    """Context crops of rendered tiles (and face-down backs) on random tables."""
+    rng = np.random.default_rng(seed)
+    fonts = available_fonts()
+    imgs, labels, sizes = [], [], []
+    jobs = [(c, i) for c in codes for i in range(per_code)] if fonts else []
+    jobs += [(BACK, i) for i in range(backs)]
+    for code, _ in jobs:
+        hgt = int(rng.integers(60, 140))
+        tile = tile_back(rng, hgt) if code == BACK else tile_face(code, rng, fonts[int(rng.integers(len(fonts)))], hgt)
+        tile = _body(tile, rng)
+        th, tw = tile.shape[:2]
+        canvas = table_background(rng, th * 3, tw * 4)
+        x, y = tw * 3 // 2 + int(rng.integers(-3, 4)), th + int(rng.integers(-3, 4))
+        if rng.random() < 0.5:  # neighbours on the rack
+            _paste(canvas, _body(tile_back(rng, hgt) if rng.random() < 0.3 else tile_face(
+                codes[int(rng.integers(len(codes)))], rng, fonts[0], hgt), rng) if fonts else tile, x - tw - 1, y)
+        box = _paste(canvas, tile, x, y)
+        c, s = context_crop(canvas, box)
+        imgs.append(c), labels.append(CLASS_INDEX[code]), sizes.append(s)
+    if not imgs:
+        return CropSet(np.zeros((0, CONTEXT, CONTEXT, 3), np.uint8), np.zeros(0, np.int64),
+                       np.zeros((0, 2), np.float32), [])
+    return CropSet(np.stack(imgs), np.array(labels, np.int64), np.array(sizes, np.float32),
+                   [f"synthetic-{i}" for i in range(len(imgs))])
+
+
+# ---------------------------------------------------------------- whole hands
+
+@dataclass
+class RenderedTile:
+    code: str  # tile code or 'back'
+    box: tuple[int, int, int, int]
+    orientation: str  # upright, sideways, face-down
+    group: int
+
+
+@dataclass
+class RenderedHand:
+    image: np.ndarray
+    tiles: list[RenderedTile] = field(default_factory=list)
+    groups: list[dict] = field(default_factory=list)  # {"tiles": [...], "melded": bool, "kind": ...}
+
+
+def render_hand(groups: list[tuple[str, list[str], bool]], seed: int = 0, tile_height: int = 90,
+                perspective: float = 0.04, degrade: bool = True) -> RenderedHand:
+    """Lay out ``groups`` — (kind, codes, melded) with kind in chow/pung/kong/concealed_kong/
+    concealed/bonus — in one row as a player shows a hand: melds apart, one claimed tile of each
+    melded chow or pung sideways, a concealed kong with face-down ends, bonus tiles at the end.
+    """
+    rng = np.random.default_rng(seed)
+    fonts = available_fonts()
+    if not fonts:
+        raise RuntimeError("no tile font installed (apt-get install fonts-noto-core)")
+    font = fonts[int(rng.integers(len(fonts)))]
+    th = tile_height
+    tw = int(th * 0.75)
+    gap = int(tw * rng.uniform(0.5, 0.9))
+    placed: list[tuple[np.ndarray, str, str, int]] = []
+    widths = []
+    for gi, (kind, codes, melded) in enumerate(groups):
+        sideways_at = int(rng.integers(len(codes))) if melded and kind in ("chow", "pung", "kong") else -1
+        for k, code in enumerate(codes):
+            face_down = kind == "concealed_kong" and k in (0, len(codes) - 1)
+            img = tile_back(rng, th) if face_down else tile_face(code, rng, font, th)
+            orient = "face-down" if face_down else "upright"
+            if k == sideways_at:
+                img = cv2.rotate(img, cv2.ROTATE_90_COUNTERCLOCKWISE)
+                orient = "sideways"
+            placed.append((img, "back" if face_down else code, orient, gi))
+            widths.append(img.shape[1] + 2)
+        widths[-1] += gap
+    W = sum(widths) + 2 * tw
+    H = th * 3
+    canvas = table_background(rng, H, W)
+    x = tw
+    out = RenderedHand(canvas)
+    for (img, code, orient, gi), step in zip(placed, widths):
+        y = H // 2 + th // 2 - img.shape[0]  # bottoms aligned on the rack line
+        shadow = (slice(y + 3, y + img.shape[0] + 3), slice(x + 3, x + img.shape[1] + 3))
+        canvas[shadow] = (canvas[shadow] * 0.7).astype(np.uint8)
+        box = _paste(canvas, img, x, y)
+        out.tiles.append(RenderedTile(code, box, orient, gi))
+        x += step
+    for gi, (kind, codes, melded) in enumerate(groups):
+        out.groups.append({"tiles": [i for i, t in enumerate(out.tiles) if t.group == gi],
+                           "melded": melded, "kind": kind})
+    if perspective:
+        src = np.float32([[0, 0], [W, 0], [W, H], [0, H]])
+        j = lambda: rng.uniform(-perspective, perspective)  # noqa: E731
+        dst = np.float32([[W * j(), H * j()], [W * (1 + j()), H * j()], [W * (1 + j()), H * (1 + j())],
+                          [W * j(), H * (1 + j())]])
+        dst -= dst.min(axis=0)
+        size = (int(math.ceil(dst[:, 0].max())), int(math.ceil(dst[:, 1].max())))
+        m = cv2.getPerspectiveTransform(src, dst)
+        canvas = cv2.warpPerspective(canvas, m, size, borderMode=cv2.BORDER_REPLICATE)
+        for t in out.tiles:
+            x1, y1, x2, y2 = t.box
+            pts = cv2.perspectiveTransform(np.float32([[[x1, y1], [x2, y1], [x2, y2], [x1, y2]]]), m)[0]
+            t.box = (int(pts[:, 0].min()), int(pts[:, 1].min()), int(math.ceil(pts[:, 0].max())),
+                     int(math.ceil(pts[:, 1].max())))
+        out.image = canvas
+    if degrade:
+        from .augment import photometric
+        out.image = photometric(out.image, rng)
+    return out

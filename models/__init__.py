@@ -1,0 +1,1 @@
+"""The tile classifier: network, training and ONNX export (torch, optional extra ``train``)."""

@@ -1,0 +1,103 @@
+"""Model-card figures for a tile classifier, on data it never trained or tuned on.
+
+    python -m models.evaluate --model models/tile_classifier.onnx --data ../shared/data
+    python -m models.evaluate --model /tmp/loso.onnx --camerash     # leave-one-source-out
+
+The HK photos of the Roboflow *valid* split (without the Japanese set IMG_27* and the
+screenshots, which are reported apart) are cut with the inference path and classified.
+A crop is *upright* when its box is clearly taller than wide (w/h < 0.9); the rest are
+*sideways*: claimed tiles turned 90 degrees and tiles seen at a slant, whose boxes are wide or square.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections import Counter
+
+import numpy as np
+
+from datasets.crops import load_rgb
+from datasets.readers import read_crop_csv, read_yolo
+from vision.classify import TileClassifier
+from vision.preprocess import prepare
+
+
+def _subset(rec) -> str:
+    name = os.path.basename(rec.path)
+    if name.startswith("IMG_27"):
+        return "japanese"
+    if name.startswith("Screenshot"):
+        return "screenshot"
+    return "hk"
+
+
+def evaluate_valid(clf: TileClassifier, data: str) -> dict:
+    recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "valid")
+    rows = []  # (subset, kind, truth, predicted, confidence)
+    for rec in recs:
+        img = load_rgb(rec.path)
+        boxes = [b.box for b in rec.boxes]
+        if not boxes:
+            continue
+        crops = np.stack([prepare(img, b, clf.input_size if clf._session else 64) for b in boxes])
+        for b, lab in zip(rec.boxes, clf(crops)):
+            w, h = b.box[2] - b.box[0], b.box[3] - b.box[1]
+            rows.append((_subset(rec), "upright" if w / h < 0.9 else "sideways", b.code, lab.code, lab.confidence))
+    out: dict = {}
+
+    def acc(sel):
+        sel = list(sel)
+        return (sum(r[2] == r[3] for r in sel) / len(sel), len(sel)) if sel else (None, 0)
+
+    hk = [r for r in rows if r[0] == "hk"]
+    out["hk_all"] = acc(hk)
+    out["hk_upright"] = acc(r for r in hk if r[1] == "upright")
+    out["hk_sideways"] = acc(r for r in hk if r[1] == "sideways")
+    out["hk_bonus"] = acc(r for r in hk if r[2][0] in "FS" and len(r[2]) == 2 and r[2][1].isdigit())
+    out["japanese"] = acc(r for r in rows if r[0] == "japanese")
+    out["screenshots"] = acc(r for r in rows if r[0] == "screenshot")
+    wrong = [r for r in hk if r[2] != r[3]]
+    out["hk_confusions"] = Counter(f"{r[2]}->{r[3]}" for r in wrong).most_common(12)
+    out["hk_read_as_not_a_tile"] = sum(r[3] == "not-a-tile" for r in hk)
+    conf_wrong = [r[4] for r in wrong]
+    out["hk_wrong_below_threshold"] = (sum(c < 0.8 for c in conf_wrong), len(conf_wrong))
+    right = [r[4] for r in hk if r[2] == r[3]]
+    out["hk_right_below_threshold"] = (sum(c < 0.8 for c in right), len(right))
+    return out
+
+
+def evaluate_camerash(clf: TileClassifier, data: str) -> dict:
+    items = read_crop_csv(os.path.join(data, "camerash-tiles"))
+    right, wrong = 0, Counter()
+    for path, code in items:
+        lab = clf.classify_image(load_rgb(path))
+        right += lab.code == code
+        if lab.code != code:
+            wrong[f"{code}->{lab.code}"] += 1
+    return {"camerash": (right / len(items), len(items)), "camerash_confusions": wrong.most_common(10)}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="models/tile_classifier.onnx")
+    ap.add_argument("--data", default="../shared/data")
+    ap.add_argument("--camerash", action="store_true", help="test on the Camerash crops (leave-one-source-out)")
+    ap.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
+    a = ap.parse_args(argv)
+    clf = TileClassifier(a.model, threads=2)
+    clf.session  # noqa: B018
+    res = evaluate_camerash(clf, a.data) if a.camerash else evaluate_valid(clf, a.data)
+    for k, v in res.items():
+        if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], int) and (v[0] is None or isinstance(v[0], float)):
+            print(f"{k:<28}{'-' if v[0] is None else f'{100 * v[0]:.2f} %':>10}  of {v[1]}")
+        else:
+            print(f"{k:<28}{v}")
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(res, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()

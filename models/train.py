@@ -1,0 +1,209 @@
+"""Train the tile classifier on the CPU and export it to ONNX.
+
+    pip install '.[train]'
+    python -m models.train --data ../shared/data --work /tmp/mjcam-train --out models/tile_classifier.onnx
+
+Resumable (the checkpoint in --work is picked up), seeded, sized for two cores. Photos are
+split by source photo: a held-out share of the Roboflow *train* sources chooses the best epoch;
+the *valid* split is never seen here (it is for the model card's figures, models/evaluate.py).
+``--without camerash`` trains the leave-one-source-out model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import time
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, Dataset
+
+from datasets.augment import view
+from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, load_rgb
+from datasets.readers import read_crop_csv, read_yolo
+from datasets.synthetic import single_tiles
+from scoring.tiles import CODES
+from vision.labels import CLASSES
+from vision.preprocess import INPUT_SIZE, prepare, to_tensor
+
+from .net import TileNet
+
+MEAN = (0.5, 0.5, 0.5)
+STD = (0.25, 0.25, 0.25)
+
+
+class Views(Dataset):
+    def __init__(self, crops: CropSet, seed: int):
+        self.crops, self.seed, self.epoch = crops, seed, 0
+
+    def __len__(self) -> int:
+        return len(self.crops)
+
+    def __getitem__(self, i: int):
+        rng = np.random.default_rng((self.seed, self.epoch, i))
+        x = view(self.crops.images[i], self.crops.sizes[i], rng)
+        return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), int(self.crops.labels[i])
+
+
+def build_data(data: str, work: str, holdout: float, seed: int, without: set[str], mirrored: set[str]):
+    """Crop sets (cached in ``work``): train, held-out photos (records), and their sources."""
+    os.makedirs(work, exist_ok=True)
+    rf = os.path.join(data, "roboflow-hk-chinese")
+    recs = read_yolo(rf, "train")
+    sources = sorted({r.source for r in recs})
+    rnd = random.Random(seed)
+    held = set(rnd.sample(sources, max(1, int(len(sources) * holdout))))
+    train_recs = [r for r in recs if r.source not in held]
+    hold_recs = [r for r in recs if r.source in held]
+    # one copy per held-out source is enough to choose epochs; prefer copies that were not rotated
+    parts = []
+    key = os.path.join(work, f"rf-train-{seed}-{holdout}-{len(mirrored)}.npz")
+    if os.path.exists(key):
+        rf_crops = CropSet.load(key)
+    else:
+        rf_crops = crops_from_photos([r for r in train_recs if os.path.basename(r.path) not in mirrored], seed=seed)
+        rf_crops.save(key)
+    parts.append(rf_crops)
+    if "camerash" not in without:
+        cam = os.path.join(data, "camerash-tiles")
+        key = os.path.join(work, "camerash.npz")
+        if os.path.exists(key):
+            c = CropSet.load(key)
+        else:
+            c = crops_from_tile_images(read_crop_csv(cam), group="camerash")
+            c.save(key)
+        parts.append(c)
+    if "synthetic" not in without:
+        key = os.path.join(work, f"synthetic-{seed}.npz")
+        if os.path.exists(key):
+            s = CropSet.load(key)
+        else:
+            s = single_tiles(list(CODES), per_code=40, seed=seed, backs=900)
+            s.save(key)
+        parts.append(s)
+    return CropSet.concat(parts), hold_recs
+
+
+def holdout_batches(recs, limit_per_source: int = 1):
+    """Inference-path inputs of held-out photos: (N,64,64,3) uint8 and labels."""
+    from vision.labels import CLASS_INDEX
+    seen: dict[str, int] = {}
+    xs, ys = [], []
+    for r in recs:
+        if seen.get(r.source, 0) >= limit_per_source:
+            continue
+        seen[r.source] = seen.get(r.source, 0) + 1
+        img = load_rgb(r.path)
+        for b in r.boxes:
+            xs.append(prepare(img, b.box)), ys.append(CLASS_INDEX[b.code])
+    return np.stack(xs), np.array(ys)
+
+
+def evaluate(model: nn.Module, xs: np.ndarray, ys: np.ndarray) -> float:
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for i in range(0, len(xs), 512):
+            logits = model(torch.from_numpy(to_tensor(xs[i:i + 512], MEAN, STD)))
+            correct += int((logits.argmax(1).numpy() == ys[i:i + 512]).sum())
+    return correct / max(1, len(ys))
+
+
+def export_onnx(model: nn.Module, path: str, meta: dict) -> None:
+    import onnx
+
+    model.eval()
+    dummy = torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE)
+    tmp = path + ".tmp"
+    torch.onnx.export(model, dummy, tmp, input_names=["input"], output_names=["logits"],
+                      dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}}, opset_version=17,
+                      dynamo=False)
+    m = onnx.load(tmp)
+    for k, v in meta.items():
+        entry = m.metadata_props.add()
+        entry.key, entry.value = k, v if isinstance(v, str) else json.dumps(v)
+    onnx.save(m, path)
+    os.remove(tmp)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description="train the tile classifier")
+    ap.add_argument("--data", default="../shared/data")
+    ap.add_argument("--work", default="/tmp/mjcam-train")
+    ap.add_argument("--out", default="models/tile_classifier.onnx")
+    ap.add_argument("--epochs", type=int, default=22)
+    ap.add_argument("--samples", type=int, default=16000, help="training views per epoch")
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--holdout", type=float, default=0.1)
+    ap.add_argument("--without", default="", help="comma list of sources to leave out: camerash, synthetic")
+    ap.add_argument("--mirrored", default="", help="file listing train images that are mirrored (left out)")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args(argv)
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.threads)
+    without = {w for w in a.without.split(",") if w}
+    mirrored = set(open(a.mirrored).read().split()) if a.mirrored else set()
+    t0 = time.time()
+    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, without, mirrored)
+    hx, hy = holdout_batches(hold_recs)
+    print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
+    counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(np.float64)
+    weights = (1.0 / np.maximum(counts, 1)) ** 0.5
+    sampler = torch.utils.data.WeightedRandomSampler(weights[train.labels], num_samples=a.samples, replacement=True)
+    ds = Views(train, a.seed)
+    loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
+    model = TileNet(len(CLASSES))
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
+    steps = a.epochs * len(loader)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
+    ckpt = os.path.join(a.work, f"checkpoint-{a.seed}-{'-'.join(sorted(without)) or 'all'}.pt")
+    start, best = 0, -1.0
+    run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout}
+    if os.path.exists(ckpt) and torch.load(ckpt, weights_only=False).get("run") != run:
+        raise SystemExit(f"{ckpt} is from a run with other settings: remove it or use another --work")
+    if os.path.exists(ckpt):
+        st = torch.load(ckpt, weights_only=False)
+        model.load_state_dict(st["model"]), opt.load_state_dict(st["opt"]), sched.load_state_dict(st["sched"])
+        start, best = st["epoch"] + 1, st["best"]
+        print(f"resumed at epoch {start}, best held-out {best:.4f}", flush=True)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(start, a.epochs):
+        ds.epoch = epoch
+        model.train()
+        te, total, n = time.time(), 0.0, 0
+        for x, y in loader:
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(y)
+            n += len(y)
+        acc = evaluate(model, hx, hy)
+        improved = acc >= best
+        if improved:
+            best = acc
+            torch.save(model.state_dict(), ckpt + ".best")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                    "epoch": epoch, "best": best, "run": run}, ckpt)
+        print(f"epoch {epoch + 1}/{a.epochs} loss {total / n:.4f} held-out {acc:.4f}{' *' if improved else ''} "
+              f"({time.time() - te:.0f}s)", flush=True)
+    model.load_state_dict(torch.load(ckpt + ".best"))
+    meta = {"classes": list(CLASSES), "input_size": INPUT_SIZE, "mean": list(MEAN), "std": list(STD),
+            "layout": "NCHW RGB", "heldout_accuracy": round(best, 4),
+            "trained_on": "roboflow-hk-chinese train (minus held-out sources)"
+                          + ("" if "camerash" in without else " + camerash-tiles")
+                          + ("" if "synthetic" in without else " + synthetic font tiles and backs"),
+            "epochs": a.epochs, "seed": a.seed}
+    export_onnx(model, a.out, meta)
+    print(f"wrote {a.out} (held-out accuracy {best:.4f})", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""Dataset readers on tiny fixtures in both formats, crops, negatives and the synthetic renderer."""
+
+import os
+import random
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.crops import CONTEXT, CropSet, crops_from_photos, crops_from_tile_images, iou, negative_boxes
+from datasets.readers import (DatasetError, camerash_name_to_code, read_crop_csv, read_yolo, source_of,
+                              yolo_name_to_code)
+from datasets.synthetic import available_fonts, codepoint, render_hand, single_tiles
+from scoring.tiles import CODES
+from vision.labels import CLASS_INDEX, CLASSES, NOT_A_TILE
+from vision.preprocess import INPUT_SIZE, letterbox, prepare, upright
+
+NAMES = "['sc1', 'sd2', 'hdr', 'bf3']"
+
+
+@pytest.fixture
+def yolo(tmp_path):
+    root = tmp_path / "set"
+    for split in ("train", "valid"):
+        (root / split / "images").mkdir(parents=True)
+        (root / split / "labels").mkdir(parents=True)
+    (root / "data.yaml").write_text(f"nc: 4\nnames: {NAMES}\n")
+    img = np.full((100, 200, 3), 40, np.uint8)
+    img[20:60, 30:60] = (0, 0, 255)    # red-ish box (BGR), class 2 (Rd)
+    img[50:90, 120:150] = (255, 0, 0)  # blue box, class 0 (1m)
+    cv2.imwrite(str(root / "train" / "images" / "photo_jpg.rf.abc.jpg"), img)
+    (root / "train" / "labels" / "photo_jpg.rf.abc.txt").write_text(
+        "2 0.225 0.4 0.15 0.4\n"
+        "0 0.6 0.5 0.675 0.5 0.75 0.9 0.6 0.9\n")  # a polygon row
+    cv2.imwrite(str(root / "valid" / "images" / "other.png"), img)
+    return root
+
+
+def test_yolo_reader_boxes_and_polygons(yolo):
+    recs = read_yolo(str(yolo), "train")
+    assert len(recs) == 1 and recs[0].width == 200 and recs[0].height == 100
+    b0, b1 = recs[0].boxes
+    assert b0.code == "Rd" and not b0.polygon
+    assert b0.box == pytest.approx((30, 20, 60, 60))
+    assert b1.code == "1m" and b1.polygon
+    assert b1.box == pytest.approx((120, 50, 150, 90))
+    assert recs[0].source == "photo_jpg"
+    assert read_yolo(str(yolo), "valid")[0].boxes == []  # an image with no label file
+
+
+def test_yolo_reader_errors(yolo, tmp_path):
+    with pytest.raises(DatasetError, match="no images folder"):
+        read_yolo(str(yolo), "test")
+    (yolo / "train" / "labels" / "photo_jpg.rf.abc.txt").write_text("9 0.1 0.1 0.1 0.1\n")
+    with pytest.raises(DatasetError, match="bad row"):
+        read_yolo(str(yolo), "train")
+    (yolo / "train" / "labels" / "photo_jpg.rf.abc.txt").write_text("x y\n")
+    with pytest.raises(DatasetError, match="not numbers"):
+        read_yolo(str(yolo), "train")
+    with pytest.raises(DatasetError, match="no data.yaml"):
+        read_yolo(str(tmp_path / "nowhere"), "train")
+
+
+def test_yaml_names_as_a_list(yolo):
+    (yolo / "data.yaml").write_text("names:\n  - sc1\n  - sd2\n  - hdr\n  - bf3\n")
+    assert [b.code for b in read_yolo(str(yolo), "train")[0].boxes] == ["Rd", "1m"]
+
+
+def test_crop_csv_reader_skips_known_wrong_labels(tmp_path):
+    (tmp_path / "tiles-data").mkdir()
+    (tmp_path / "raw-tiles").mkdir()
+    (tmp_path / "tiles-data" / "data.csv").write_text(
+        "\ufeffimage-name,label,label-name\n1.jpg,38,bonus-winter\n35.jpg,33,honors-white\n2.jpg,26,characters-8\n")
+    for n in ("1.jpg", "2.jpg", "35.jpg"):
+        cv2.imwrite(str(tmp_path / "raw-tiles" / n), np.full((40, 30, 3), 200, np.uint8))
+    items = read_crop_csv(str(tmp_path))
+    assert [(os.path.basename(p), c) for p, c in items] == [("1.jpg", "S4"), ("2.jpg", "8m")]
+    cs = crops_from_tile_images(items)
+    assert cs.images.shape == (2, CONTEXT, CONTEXT, 3) and list(cs.labels) == [CLASS_INDEX["S4"], CLASS_INDEX["8m"]]
+    with pytest.raises(DatasetError):
+        read_crop_csv(str(tmp_path / "none"))
+
+
+def test_name_maps_cover_all_tiles():
+    yolo = [f"{p}{n}" for p in ("sc", "sd", "sb") for n in range(1, 10)] + \
+        ["hwe", "hws", "hww", "hwn", "hdr", "hdg", "hdw"] + [f"b{k}{n}" for k in "fs" for n in range(1, 5)]
+    assert sorted(yolo_name_to_code(n) for n in yolo) == sorted(CODES)
+    assert camerash_name_to_code("bamboo-5") == "5s" and camerash_name_to_code("bonus-bamboo") == "F4"
+    for bad in ("sc0x", "hxx"):
+        with pytest.raises(DatasetError):
+            yolo_name_to_code(bad)
+    with pytest.raises(DatasetError):
+        camerash_name_to_code("honors-purple")
+    assert source_of("/a/IMG_1_jpg.rf.123.jpg") == "IMG_1_jpg" and source_of("x/hand.png") == "hand"
+
+
+def test_crops_have_the_label_of_their_box_and_negatives_lie_outside(yolo):
+    recs = read_yolo(str(yolo), "train")
+    cs = crops_from_photos(recs, negatives_per_tile=2, seed=3)
+    labels = [CLASSES[i] for i in cs.labels]
+    assert labels[:2] == ["Rd", "1m"] and set(labels[2:]) == {NOT_A_TILE}
+    centre = cs.images[0][CONTEXT // 2 - 3:CONTEXT // 2 + 3, CONTEXT // 2 - 3:CONTEXT // 2 + 3]
+    assert centre[..., 0].mean() > 200 and centre[..., 2].mean() < 50  # the red box (RGB)
+    assert cs.sizes[0] == pytest.approx((30 * CONTEXT / (1.6 * 40), 40 * CONTEXT / (1.6 * 40)))
+    for box in negative_boxes(recs[0], 10, random.Random(1)):
+        assert max(iou(box, b.box) for b in recs[0].boxes) <= 0.3
+
+
+def test_cropset_save_load_subset_concat(tmp_path, yolo):
+    cs = crops_from_photos(read_yolo(str(yolo), "train"), seed=1)
+    cs.save(str(tmp_path / "c.npz"))
+    back = CropSet.load(str(tmp_path / "c.npz"))
+    assert np.array_equal(back.images, cs.images) and back.groups == cs.groups
+    both = CropSet.concat([cs, back.subset([0])])
+    assert len(both) == len(cs) + 1
+
+
+def test_preprocess_turns_sideways_tiles_and_keeps_aspect():
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[40:60, 50:150] = 255  # a wide white box
+    crop = prepare(img, (50, 40, 150, 60))
+    assert crop.shape == (INPUT_SIZE, INPUT_SIZE, 3)
+    col = crop[:, INPUT_SIZE // 2, 0]
+    assert (col > 200).sum() > INPUT_SIZE * 0.8  # it now stands: white runs top to bottom
+    assert upright(np.zeros((10, 30, 3), np.uint8)).shape[:2] == (30, 10)
+    assert letterbox(np.zeros((30, 10, 3), np.uint8))[0, 0, 0] == 128  # grey padding
+    with pytest.raises(ValueError):
+        prepare(img, (300, 300, 310, 310))
+
+
+def test_codepoints_follow_the_unicode_block():
+    assert codepoint("E") == 0x1F000 and codepoint("Wd") == 0x1F006 and codepoint("1s") == 0x1F010
+    assert codepoint("F4") == 0x1F024 and codepoint("S4") == 0x1F029
+
+
+needs_font = pytest.mark.skipif(not available_fonts(), reason="no tile font (apt-get install fonts-noto-core)")
+
+
+@needs_font
+def test_single_tiles_renderer():
+    cs = single_tiles(["5p", "F3"], per_code=2, seed=1, backs=2)
+    assert len(cs) == 6 and [CLASSES[i] for i in cs.labels] == ["5p", "5p", "F3", "F3", "back", "back"]
+
+
+@needs_font
+def test_rendered_hand_ground_truth_matches_the_drawing():
+    groups = [("chow", ["1m", "2m", "3m"], True), ("pung", ["Rd", "Rd", "Rd"], True),
+              ("concealed_kong", ["9s"] * 4, False), ("concealed", ["4p", "5p", "6p", "E"], False),
+              ("bonus", ["F2"], False)]
+    h = render_hand(groups, seed=5)
+    H, W = h.image.shape[:2]
+    assert len(h.tiles) == 15
+    for t in h.tiles:
+        x1, y1, x2, y2 = t.box
+        assert 0 <= x1 < x2 <= W and 0 <= y1 < y2 <= H
+        assert t.code in CLASSES
+    assert [t.orientation for t in h.tiles].count("sideways") == 2
+    assert [t.code for t in h.tiles if t.group == 2] == ["back", "9s", "9s", "back"]
+    assert h.groups[0] == {"tiles": [0, 1, 2], "melded": True, "kind": "chow"}
+    xs = [t.box[0] for t in h.tiles]
+    assert xs == sorted(xs)  # one row, left to right
+    # a face-down tile is drawn as a plain back: little variation inside its box
+    back = h.tiles[h.groups[2]["tiles"][0]].box
+    inner = h.image[back[1] + 8:back[3] - 8, back[0] + 8:back[2] - 8].astype(float)
+    assert inner.std(axis=(0, 1)).mean() < 25

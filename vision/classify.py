@@ -1,0 +1,135 @@
+"""The classification stage: an ONNX tile classifier behind one lazily created session.
+
+The session is made on first use (never at import), under a lock, and shared between threads
+(onnxruntime sessions are safe to run concurrently). Labels, input size and normalisation are
+read from the model file's metadata, so they travel with the weights.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .preprocess import prepare, to_tensor
+
+DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models",
+                             "tile_classifier.onnx")
+LOW_CONFIDENCE = 0.80  # below this a tile goes to a person to confirm
+
+
+class ModelError(RuntimeError):
+    """The model file is missing or not a tile classifier."""
+
+
+@dataclass
+class TileLabel:
+    code: str
+    confidence: float
+    alternatives: list[tuple[str, float]] = field(default_factory=list)
+
+    @property
+    def low_confidence(self) -> bool:
+        return self.confidence < LOW_CONFIDENCE
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "confidence": round(self.confidence, 4),
+                "alternatives": [{"code": c, "confidence": round(p, 4)} for c, p in self.alternatives]}
+
+
+class TileClassifier:
+    """``classifier(crops)`` -> one :class:`TileLabel` per crop (crops as prepared by
+    :func:`vision.preprocess.prepare`). ``classify_boxes(image, boxes)`` cuts and classifies."""
+
+    def __init__(self, model_path: str | None = None, threads: int = 1, batch: int = 64,
+                 alternatives: int = 3):
+        self.model_path = model_path or DEFAULT_MODEL
+        self.threads, self.batch, self.alternatives = threads, batch, alternatives
+        self._session = None
+        self._lock = threading.Lock()
+        self.classes: tuple[str, ...] = ()
+        self.input_size = 64
+        self.mean = self.std = (0.5, 0.5, 0.5)
+
+    @property
+    def session(self):
+        if self._session is None:
+            with self._lock:
+                if self._session is None:
+                    self._session = self._load()
+        return self._session
+
+    def _load(self):
+        import onnxruntime as ort
+
+        if not os.path.exists(self.model_path):
+            raise ModelError(f"model file not found: {self.model_path}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.threads
+        opts.inter_op_num_threads = 1
+        try:
+            sess = ort.InferenceSession(self.model_path, opts, providers=["CPUExecutionProvider"])
+        except Exception as e:  # onnxruntime raises its own exception types
+            raise ModelError(f"cannot load model {self.model_path}: {e}") from None
+        meta = sess.get_modelmeta().custom_metadata_map
+        try:
+            self.classes = tuple(json.loads(meta["classes"]))
+            self.input_size = int(json.loads(meta["input_size"]))
+            self.mean = tuple(json.loads(meta["mean"]))
+            self.std = tuple(json.loads(meta["std"]))
+        except (KeyError, ValueError) as e:
+            raise ModelError(f"{self.model_path} has no tile classifier metadata ({e})") from None
+        out = sess.get_outputs()[0].shape[-1]
+        if isinstance(out, int) and out != len(self.classes):
+            raise ModelError(f"{self.model_path}: {out} outputs but {len(self.classes)} labels")
+        return sess
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """Softmax probabilities (N, classes) for N prepared crops (N, S, S, 3) uint8 RGB."""
+        sess = self.session
+        if len(crops) == 0:
+            return np.zeros((0, len(self.classes)), np.float32)
+        outs = []
+        for i in range(0, len(crops), self.batch):
+            x = to_tensor(crops[i:i + self.batch], self.mean, self.std)
+            logits = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+            e = np.exp(logits - logits.max(axis=1, keepdims=True))
+            outs.append(e / e.sum(axis=1, keepdims=True))
+        return np.concatenate(outs)
+
+    def __call__(self, crops: np.ndarray) -> list[TileLabel]:
+        probs = self.probabilities(crops)
+        labels = []
+        for p in probs:
+            order = np.argsort(-p)
+            top = int(order[0])
+            alts = [(self.classes[int(k)], float(p[k])) for k in order[1:1 + self.alternatives]]
+            labels.append(TileLabel(self.classes[top], float(p[top]), alts))
+        return labels
+
+    def classify_boxes(self, image: np.ndarray, boxes) -> list[TileLabel]:
+        self.session  # noqa: B018  (loads input_size from the model)
+        crops = np.stack([prepare(image, b, self.input_size) for b in boxes]) if len(boxes) else \
+            np.zeros((0, self.input_size, self.input_size, 3), np.uint8)
+        return self(crops)
+
+    def classify_image(self, image: np.ndarray) -> TileLabel:
+        """A picture of one tile: the whole picture is the box."""
+        h, w = image.shape[:2]
+        return self.classify_boxes(image, [(0, 0, w, h)])[0]
+
+
+_default: TileClassifier | None = None
+_default_lock = threading.Lock()
+
+
+def default_classifier() -> TileClassifier:
+    """The process-wide classifier of the shipped model (created on first call)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = TileClassifier()
+        return _default

@@ -1,0 +1,62 @@
+"""Turning a tile's box in a photo into the classifier's input, shared by training and inference.
+
+A crop keeps the tile's aspect: it is cut with a little padding, turned upright when it is
+wider than tall (a claimed tile lies sideways), scaled to fit the square input and padded with
+grey. No crop is ever mirrored: mirrored characters do not exist on real tiles.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+INPUT_SIZE = 64
+PAD_VALUE = 128
+SIDEWAYS_RATIO = 1.15  # a box this much wider than tall is a tile lying on its side
+
+
+def cut(image: np.ndarray, box, pad: float = 0.06) -> np.ndarray:
+    """The box (x1, y1, x2, y2) with ``pad`` of its size around it, clipped to the image."""
+    h, w = image.shape[:2]
+    x1, y1, x2, y2 = (float(v) for v in box)
+    px, py = (x2 - x1) * pad, (y2 - y1) * pad
+    a, b = max(0, int(round(x1 - px))), max(0, int(round(y1 - py)))
+    c, d = min(w, int(round(x2 + px))), min(h, int(round(y2 + py)))
+    if c <= a or d <= b:
+        raise ValueError(f"empty box {box} in a {w}x{h} image")
+    return image[b:d, a:c]
+
+
+def is_sideways(width: float, height: float) -> bool:
+    return width > SIDEWAYS_RATIO * height
+
+
+def upright(crop: np.ndarray) -> np.ndarray:
+    """Turn a wide crop a quarter turn so the tile stands (which way is learnt: both are trained)."""
+    h, w = crop.shape[:2]
+    return cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE) if is_sideways(w, h) else crop
+
+
+def letterbox(crop: np.ndarray, size: int = INPUT_SIZE) -> np.ndarray:
+    """Scale to fit ``size`` x ``size`` keeping the aspect, pad with grey."""
+    h, w = crop.shape[:2]
+    s = size / max(h, w)
+    nh, nw = max(1, round(h * s)), max(1, round(w * s))
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    small = cv2.resize(crop, (nw, nh), interpolation=interp)
+    out = np.full((size, size, 3), PAD_VALUE, np.uint8)
+    y, x = (size - nh) // 2, (size - nw) // 2
+    out[y:y + nh, x:x + nw] = small
+    return out
+
+
+def prepare(image: np.ndarray, box, size: int = INPUT_SIZE) -> np.ndarray:
+    """The classifier input (size x size x 3, RGB uint8) for one box of an RGB image."""
+    return letterbox(upright(cut(image, box)), size)
+
+
+def to_tensor(batch: np.ndarray, mean, std) -> np.ndarray:
+    """NHWC uint8 RGB -> NCHW float32, normalised as stored in the model."""
+    x = batch.astype(np.float32) / 255.0
+    x = (x - np.asarray(mean, np.float32)) / np.asarray(std, np.float32)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
