@@ -143,7 +143,7 @@ def render_score(r: ScoreResult) -> str:
         lines.append(f"  note: {note}")
     lines.append("")
     if r.legal:
-        lines.append(f"Points    {r.points} ({preset.table if r.rules == preset.id else ''} table)".replace(" ( table)", ""))
+        lines.append(f"Points    {r.points} ({r.table} table, {r.payment} payment)")
         pays = " · ".join(f"{SEAT_NAMES[s]} {v:+d}" for s, v in r.payments.items())
         lines.append(f"Payments  {pays}")
     else:

@@ -60,6 +60,8 @@ class ScoreResult:
     context: WinContext
     readings: int = 0
     notes: tuple[str, ...] = field(default=())
+    table: str = ""
+    payment: str = ""
 
     def to_json(self) -> dict:
         """The JSON object of CONTRACT.md (plus a few extra keys)."""
@@ -75,6 +77,7 @@ class ScoreResult:
             "points": self.points, "payments": dict(self.payments),
             "hand": format_hand(self.hand),
             "readings": self.readings,
+            "table": self.table, "payment": self.payment,
             "notes": list(self.notes),
         }
 
@@ -191,7 +194,7 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
     ctx = _context(dict(situation))
     if h.bonus and not ctx.flowers_in_play:
         raise ContextError("the hand has bonus tiles but flowers are not in play")
-    active_ids = preset.patterns if preset.settings["include_optional"] else dict(preset.active_patterns())
+    active_ids = dict(preset.active_patterns())
     arrs = arrangements(h, ctx.self_drawn, seven_pairs="seven_pairs" in active_ids,
                         seven_pairs_allow_four=preset.settings["seven_pairs_allow_four"])
     notes = []
@@ -213,7 +216,7 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
     zero = {s: 0 for s in SEATS}
     if not arrs:
         return ScoreResult(preset.id, False, reason, 0, 0, False, preset.min_fan, False, (), (), None,
-                           0, zero, h, ctx, 0, tuple(notes))
+                           0, zero, h, ctx, 0, tuple(notes), preset.table, preset.payment)
     evals = [_evaluate(h, a, ctx, preset) for a in arrs]
     best_i = max(range(len(evals)), key=lambda i: _key(evals[i], i))
     e = evals[best_i]
@@ -228,4 +231,4 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
                   dealer_doubling=preset.dealer_doubling, responsible=ctx.responsible) if legal else zero
     return ScoreResult(preset.id, legal, reason, e.fan, e.raw_fan, e.limit, preset.min_fan,
                        e.meets_min, tuple(e.patterns), tuple(e.suppressed), e.arr, pts, pays, h, ctx,
-                       len(evals), tuple(notes))
+                       len(evals), tuple(notes), preset.table, preset.payment)

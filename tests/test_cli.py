@@ -138,3 +138,9 @@ def test_python_dash_m_entry_point():
     p = subprocess.run([sys.executable, "-m", "mjcam", "score", "[EEE] 345p [678m] [222s] 8p +8p", "--json"],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and json.loads(p.stdout)["points"] == 16
+
+
+def test_text_names_the_table_and_payment_in_force(capsys):
+    code, out, _ = run(capsys, "score", "[EEE] 345p [678m] [222s] 8p +8p", "--rules", "hk-common",
+                       "--table", "canton", "--payment", "equal")
+    assert code == 0 and "(canton table, equal payment)" in out
