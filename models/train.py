@@ -144,6 +144,7 @@ def main(argv=None) -> None:
     ap.add_argument("--without", default="", help="comma list of sources to leave out: camerash, synthetic")
     ap.add_argument("--mirrored", default="", help="file listing train images that are mirrored (left out)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", help="start from these weights (a .pt state dict), e.g. to fine-tune")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
@@ -159,12 +160,16 @@ def main(argv=None) -> None:
     ds = Views(train, a.seed)
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(CLASSES))
+    if a.init:
+        model.load_state_dict(torch.load(a.init))
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
     steps = a.epochs * len(loader)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
-    ckpt = os.path.join(a.work, f"checkpoint-{a.seed}-{'-'.join(sorted(without)) or 'all'}.pt")
+    tag = "-".join(sorted(without)) or "all"
+    ckpt = os.path.join(a.work, f"checkpoint-{a.seed}-{tag}{'-ft' if a.init else ''}.pt")
     start, best = 0, -1.0
-    run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout}
+    run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,
+           "init": a.init, "mirrored": len(mirrored)}
     if os.path.exists(ckpt) and torch.load(ckpt, weights_only=False).get("run") != run:
         raise SystemExit(f"{ckpt} is from a run with other settings: remove it or use another --work")
     if os.path.exists(ckpt):
@@ -200,7 +205,8 @@ def main(argv=None) -> None:
             "trained_on": "roboflow-hk-chinese train (minus held-out sources)"
                           + ("" if "camerash" in without else " + camerash-tiles")
                           + ("" if "synthetic" in without else " + synthetic font tiles and backs"),
-            "epochs": a.epochs, "seed": a.seed}
+            "epochs": a.epochs, "seed": a.seed, "mirrored_left_out": len(mirrored),
+            "fine_tuned_from": os.path.basename(a.init) if a.init else ""}
     export_onnx(model, a.out, meta)
     print(f"wrote {a.out} (held-out accuracy {best:.4f})", flush=True)
 

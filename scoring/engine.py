@@ -227,8 +227,12 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
     elif e.points is None:
         reason = f"the {preset.table} table pays nothing for {e.fan} fan"
     pts = e.points if legal else 0
+    responsible = ctx.responsible
+    if ctx.robbing_kong and preset.settings["robbed_kong_pays_all"] and responsible is None:
+        responsible = ctx.discarder
+        notes.append(f"{ctx.discarder}'s kong was robbed: {ctx.discarder} pays for everyone (12-piece penalty)")
     pays = settle(pts, ctx.seat, discarder=ctx.discarder, dealer=ctx.dealer, scheme=preset.payment,
-                  dealer_doubling=preset.dealer_doubling, responsible=ctx.responsible) if legal else zero
+                  dealer_doubling=preset.dealer_doubling, responsible=responsible) if legal else zero
     return ScoreResult(preset.id, legal, reason, e.fan, e.raw_fan, e.limit, preset.min_fan,
                        e.meets_min, tuple(e.patterns), tuple(e.suppressed), e.arr, pts, pays, h, ctx,
                        len(evals), tuple(notes), preset.table, preset.payment)

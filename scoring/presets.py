@@ -200,7 +200,9 @@ HK_COMMON = {
     "payment": "discarder-double",
     "dealer_doubling": True,
     "bonus_counts_for_min": True,
-    "settings": {},
+    "settings": {
+        "robbed_kong_pays_all": True,
+    },
     "patterns": {
         "all_chows": 1, "all_pungs": 3, "seven_pairs": 4, "half_flush": 3, "full_flush": 7,
         "all_honours": 10, "little_three_dragons": 5, "big_three_dragons": 8,
@@ -237,6 +239,7 @@ HK_COMMON = {
         "suppresses.all_flowers": "seed silent; seed 003 says All Flowers implies Seat Flower",
         "patterns.kong_replacement": "the seed: Win by Kong '2 (1 bonus + 1 from self-pick)'",
         "patterns.double_kong": "the seed: '9 (8 bonus + 1 from self-pick)'",
+        "settings.robbed_kong_pays_all": "the seed: robbing a kong, 'a 12-piece penalty will be imposed on the player being robbed' (he pays for all)",
     },
 }
 
@@ -307,6 +310,7 @@ DEFAULT_SETTINGS = {
     "little_four_winds_pair_rule": "any",
     "instant_bonus_win": False,
     "include_optional": True,
+    "robbed_kong_pays_all": False,
 }
 
 SETTING_CHOICES = {

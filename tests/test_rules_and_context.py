@@ -130,3 +130,12 @@ def test_waits_skip_a_tile_held_four_times():
 def test_more_bracket_errors(text, words):
     with pytest.raises(NotationError, match=words):
         parse_hand(text)
+
+
+def test_robbed_kong_pays_for_everyone_under_hk_common():
+    r = score(BASE, "hk-common", discarder="W", robbing_kong=True, seat="S")
+    assert r.payments["W"] == -r.payments["S"] and r.payments["E"] == r.payments["N"] == 0
+    assert any("robbed" in n for n in r.notes)
+    off = score(BASE, "hk-common", discarder="W", robbing_kong=True, seat="S",
+                config={"settings": {"robbed_kong_pays_all": False}})
+    assert off.payments["E"] < 0 and off.payments["S"] == r.payments["S"]
