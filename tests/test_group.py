@@ -1,0 +1,91 @@
+"""Meld grouping on synthetic layouts with known melds (no image model involved)."""
+
+import pytest
+
+from datasets.synthetic import available_fonts, render_hand
+from scoring import parse_hand
+from vision.group import MeldGrouper, TileObs, reading_order
+
+
+def row(codes, y=100, x=10, w=30, h=40, gaps=(), sideways=(), backs=()):
+    """Tiles in a row: ``gaps`` are indices before which a gap opens."""
+    out = []
+    for i, c in enumerate(codes):
+        if i in gaps:
+            x += 25
+        ww, hh = (h, w) if i in sideways else (w, h)
+        out.append(TileObs((x, y + h - hh, x + ww, y + h), "back" if i in backs else c,
+                           orientation="sideways" if i in sideways else "face-down" if i in backs else "upright"))
+        x += ww + 1
+    return out
+
+
+def test_reading_order_rows_then_left_to_right():
+    tiles = row(["1m", "2m"], y=200) + row(["E", "S"], y=50)
+    assert reading_order(tiles) == [[2, 3], [0, 1]]
+
+
+def test_melds_kong_bonus_and_winning_tile():
+    codes = ["1m", "2m", "3m", "Rd", "Rd", "Rd", "9s", "9s", "9s", "9s", "4p", "5p", "6p", "5s", "5s", "F1"]
+    tiles = row(codes, gaps={3, 6, 10, 15}, sideways={0, 4}, backs={6, 9})
+    g = MeldGrouper()(tiles)
+    kinds = [(x["kind"], x["melded"]) for x in g.groups]
+    assert ("chow", True) in kinds and ("pung", True) in kinds and ("concealed_kong", False) in kinds
+    assert ("bonus", False) in kinds
+    assert g.winning is not None and g.codes[g.winning] == "5s"  # no tile apart: last concealed, flagged
+    assert g.winning in g.needs_confirmation
+    h = parse_hand(g.hand)
+    assert [m.kind for m in h.melds] == ["chow", "pung", "kong"] and h.melds[2].concealed
+
+
+def test_lone_tile_at_the_end_is_the_winning_tile():
+    codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N", "N"]
+    tiles = row(codes, gaps={13})
+    g = MeldGrouper()(tiles)
+    assert g.codes[g.winning] == "N" and g.winning not in g.needs_confirmation
+    assert g.hand.endswith("+N") and MeldGrouper._wins(g.hand)
+
+
+def test_a_doubtful_tile_is_corrected_by_the_rules_and_flagged():
+    codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N", "N"]
+    tiles = row(codes, gaps={13})
+    tiles[1] = TileObs(tiles[1].box, "5m", 0.55, [("2m", 0.40), ("3m", 0.03)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[1] == "2m" and 1 in g.needs_confirmation
+    assert MeldGrouper._wins(g.hand)
+
+
+def test_doubtful_tiles_are_flagged_even_when_the_hand_wins():
+    codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N", "N"]
+    tiles = row(codes, gaps={13})
+    tiles[4] = TileObs(tiles[4].box, "5p", 0.6, [("6p", 0.3)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[4] == "5p" and g.needs_confirmation == [4]
+
+
+def test_claimed_tiles_that_make_no_set_are_flagged():
+    tiles = row(["1m", "5p", "9s", "E", "E", "E", "E", "S", "S", "S", "W", "W", "W", "N", "N"], gaps={3, 13},
+                sideways={0})
+    g = MeldGrouper()(tiles)
+    assert {0, 1, 2} <= set(g.needs_confirmation) and g.hand is None
+
+
+def test_empty():
+    g = MeldGrouper()([])
+    assert g.hand is None and g.groups == []
+
+
+@pytest.mark.skipif(not available_fonts(), reason="no tile font")
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_grouping_recovers_rendered_layouts(seed):
+    layout = [("chow", ["4m", "5m", "6m"], True), ("pung", ["Gd", "Gd", "Gd"], True),
+              ("concealed_kong", ["2s"] * 4, False),
+              ("concealed", ["1p", "2p", "3p", "W"], False), ("concealed", ["W"], False),
+              ("bonus", ["S2"], False)]
+    h = render_hand(layout, seed=seed)
+    tiles = [TileObs(t.box, t.code, 0.99, [], t.orientation) for t in h.tiles]
+    g = MeldGrouper()(tiles)
+    hand = parse_hand(g.hand)
+    assert [(m.kind, m.concealed) for m in hand.melds] == [("chow", False), ("pung", False), ("kong", True)]
+    assert g.hand.endswith("+W") and "S2" in g.hand
+    assert g.order == list(range(len(tiles)))  # one row, already left to right

@@ -1,0 +1,250 @@
+"""Grouping read tiles into a hand: reading order, melds, kongs, bonus tiles, the winning tile.
+
+Input is tiles with a box, a code (or ``back``), a confidence with alternatives and an
+orientation; no image and no model is needed, so the heuristics run alone in tests.
+
+- Rows: tiles whose vertical centres lie within half a tile of each other; rows top to bottom,
+  tiles left to right.
+- Runs: where the step between neighbouring tiles' centres is clearly longer than the row's
+  usual step, a new run (a set apart) starts.
+- A run with a sideways (claimed) tile is melded; a run of four alike is a kong, with face-down
+  ends a concealed kong; a run that holds several sets is cut into sets in layout order.
+- Bonus tiles (flowers, seasons) stand apart wherever they lie.
+- A lone tile at the end of the last row is the winning tile; otherwise the last concealed tile
+  is proposed and flagged.
+- The rules help: when the hand is no win and a doubtful tile's alternative makes it one, the
+  alternative is proposed and the tile flagged. Doubtful tiles are always flagged, never
+  silently guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scoring.decompose import arrangements
+from scoring.notation import Hand, Meld, NotationError, format_hand
+from scoring.tiles import INDEX
+
+LOW_CONFIDENCE = 0.80
+GAP = 0.25  # a step between tile centres this much longer than usual separates two runs
+
+
+@dataclass
+class TileObs:
+    box: tuple[float, float, float, float]
+    code: str
+    confidence: float = 1.0
+    alternatives: list[tuple[str, float]] = field(default_factory=list)
+    orientation: str = "upright"  # upright, sideways, face-down
+
+    @property
+    def short(self) -> float:
+        return min(self.box[2] - self.box[0], self.box[3] - self.box[1])
+
+
+@dataclass
+class MeldGuess:
+    order: list[int]  # input indices in reading order
+    rows: list[list[int]]  # positions (into order) per row
+    groups: list[dict]  # {"tiles": [positions], "melded": bool, "kind": str}
+    hand: str | None  # notation, or None when no hand can be written
+    needs_confirmation: list[int]  # positions
+    winning: int | None  # position of the winning tile
+    codes: list[str]  # the code proposed for each position (after rule-based fixes)
+    notes: list[str] = field(default_factory=list)
+
+
+def _is_bonus(code: str) -> bool:
+    return len(code) == 2 and code[0] in "FS" and code[1] in "1234"
+
+
+def reading_order(tiles: list[TileObs]) -> list[list[int]]:
+    """Rows of input indices, top to bottom, each left to right."""
+    if not tiles:
+        return []
+    unit = sorted(t.short for t in tiles)[len(tiles) // 2]
+    idx = sorted(range(len(tiles)), key=lambda i: (tiles[i].box[1] + tiles[i].box[3]) / 2)
+    rows: list[list[int]] = []
+    centres: list[float] = []
+    for i in idx:
+        cy = (tiles[i].box[1] + tiles[i].box[3]) / 2
+        if rows and abs(cy - centres[-1]) <= 0.6 * unit:
+            rows[-1].append(i)
+            centres[-1] = sum((tiles[j].box[1] + tiles[j].box[3]) / 2 for j in rows[-1]) / len(rows[-1])
+        else:
+            rows.append([i])
+            centres.append(cy)
+    return [sorted(r, key=lambda i: tiles[i].box[0]) for r in rows]
+
+
+def _runs(tiles: list[TileObs], row: list[int]) -> list[list[int]]:
+    """Split a row where the step between two tiles' centres is clearly longer than the row's
+    usual step between touching tiles (boxes may be loose, so steps are compared, not gaps)."""
+    def step(a: int, b: int) -> float:
+        ta, tb = tiles[a].box, tiles[b].box
+        d = (tb[0] + tb[2]) / 2 - (ta[0] + ta[2]) / 2
+        return d / (((ta[2] - ta[0]) + (tb[2] - tb[0])) / 2)
+
+    steps = [step(a, b) for a, b in zip(row, row[1:])]
+    usual = sorted(steps)[len(steps) // 2] if steps else 1.0
+    usual = min(usual, 1.05)  # in a row of separate sets, the touching step is at most ~1
+    runs = [[row[0]]]
+    for (a, b), s in zip(zip(row, row[1:]), steps):
+        if s > usual + GAP:
+            runs.append([b])
+        else:
+            runs[-1].append(b)
+    return runs
+
+
+def _set_kind(codes: list[str]) -> str | None:
+    if any(c not in INDEX for c in codes):
+        return None
+    t = sorted(INDEX[c] for c in codes)
+    if len(t) in (3, 4) and len(set(t)) == 1:
+        return "pung" if len(t) == 3 else "kong"
+    if len(t) == 3 and t[0] < 27 and t[1] == t[0] + 1 and t[2] == t[0] + 2 and t[0] // 9 == t[2] // 9:
+        return "chow"
+    return None
+
+
+def _cut_sets(codes: list[str]) -> list[int] | None:
+    """Lengths (3 or 4) that cut a run of claimed tiles into sets, in layout order."""
+    n = len(codes)
+    best: dict[int, list[int] | None] = {0: []}
+    for i in range(n):
+        if best.get(i) is None:
+            continue
+        for size in (3, 4):
+            j = i + size
+            if j <= n and _set_kind(codes[i:j]) and best.get(j) is None:
+                best[j] = best[i] + [size]
+    return best.get(n)
+
+
+class MeldGrouper:
+    """``grouper(tiles)`` -> :class:`MeldGuess`."""
+
+    def __init__(self, low_confidence: float = LOW_CONFIDENCE):
+        self.low_confidence = low_confidence
+
+    def __call__(self, tiles: list[TileObs]) -> MeldGuess:
+        rows_idx = reading_order(tiles)
+        order = [i for r in rows_idx for i in r]
+        pos = {i: p for p, i in enumerate(order)}
+        codes = [tiles[i].code for i in order]
+        flagged = {pos[i] for i, t in enumerate(tiles) if t.confidence < self.low_confidence}
+        if not tiles:
+            return MeldGuess([], [], [], None, [], None, [])
+        groups: list[dict] = []
+        concealed: list[int] = []
+        bonus: list[int] = []
+        notes: list[str] = []
+        runs = [[pos[i] for i in run] for r in rows_idx for run in _runs(tiles, r)]
+        for run in runs:
+            bonus += [p for p in run if _is_bonus(codes[p])]
+            run = [p for p in run if not _is_bonus(codes[p])]
+            if not run:
+                continue
+            sideways = any(tiles[order[p]].orientation == "sideways" for p in run)
+            backs = [p for p in run if codes[p] == "back"]
+            if len(run) == 4 and len(backs) == 2 and backs == [run[0], run[-1]]:
+                face = codes[run[1]]
+                groups.append({"tiles": run, "melded": False, "kind": "concealed_kong", "code": face})
+                continue
+            if sideways:
+                cuts = _cut_sets([codes[p] for p in run])
+                if cuts is None:
+                    groups.append({"tiles": run, "melded": True, "kind": "unknown"})
+                    notes.append("claimed tiles that make no set")
+                    flagged.update(run)
+                    continue
+                k = 0
+                for size in cuts:
+                    part = run[k:k + size]
+                    groups.append({"tiles": part, "melded": True, "kind": _set_kind([codes[p] for p in part])})
+                    k += size
+                continue
+            if len(run) == 4 and _set_kind([codes[p] for p in run]) == "kong":
+                groups.append({"tiles": run, "melded": True, "kind": "kong"})
+                continue
+            concealed += run
+        # the winning tile: a lone concealed tile set apart at the very end
+        winning = None
+        tile_runs = [[p for p in r if not _is_bonus(codes[p])] for r in runs]
+        tile_runs = [r for r in tile_runs if r]
+        lone = tile_runs[-1] if tile_runs else []
+        if len(lone) == 1 and lone[0] in concealed and len(tile_runs) > 1:
+            winning = lone[0]
+        elif concealed:
+            winning = concealed[-1]
+            flagged.add(winning)
+            notes.append("no tile set apart as the winning tile: the last concealed tile is proposed")
+        if bonus:
+            groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
+        if concealed:
+            groups.append({"tiles": concealed, "melded": False, "kind": "concealed"})
+        hand = self._write(groups, codes, winning)
+        if hand is None or not self._wins(hand):
+            fixed = self._fix(groups, codes, winning, flagged, tiles, order)
+            if fixed:
+                p, alt = fixed
+                notes.append(f"tile {p} read as {alt} (not {codes[p]}) to make a winning hand")
+                codes[p] = alt
+                flagged.add(p)
+                hand = self._write(groups, codes, winning)
+        groups.sort(key=lambda g: g["tiles"][0])
+        return MeldGuess(order, [[pos[i] for i in r] for r in rows_idx], groups, hand, sorted(flagged),
+                         winning, codes, notes)
+
+    @staticmethod
+    def _write(groups: list[dict], codes: list[str], winning: int | None) -> str | None:
+        """The hand in notation, or None when some tile cannot be written (a back, a bad set)."""
+        melds: list[Meld] = []
+        concealed: list[int] = []
+        bonus: list[int] = []
+        for g in groups:
+            if g["kind"] == "concealed_kong":
+                if g["code"] not in INDEX:
+                    return None
+                melds.append(Meld("kong", (INDEX[g["code"]],) * 4, concealed=True))
+                continue
+            cs = [codes[p] for p in g["tiles"]]
+            if any(c not in INDEX for c in cs):
+                return None
+            if g["kind"] == "bonus":
+                bonus += [INDEX[c] for c in cs]
+            elif g["kind"] == "concealed":
+                concealed += [INDEX[c] for c in cs]
+            else:
+                kind = _set_kind(cs)
+                if kind is None:
+                    return None
+                melds.append(Meld(kind, tuple(sorted(INDEX[c] for c in cs)), concealed=False))
+        win = INDEX[codes[winning]] if winning is not None and codes[winning] in INDEX else None
+        hand = Hand(tuple(sorted(concealed)), tuple(melds), tuple(sorted(bonus)), win)
+        return format_hand(hand)
+
+    @staticmethod
+    def _wins(text: str) -> bool:
+        from scoring.notation import parse_hand
+
+        try:
+            h = parse_hand(text)
+        except NotationError:
+            return False
+        return bool(arrangements(h, True))
+
+    def _fix(self, groups, codes, winning, flagged, tiles, order) -> tuple[int, str] | None:
+        """The most confident single change among doubtful tiles' alternatives that makes a win."""
+        best = None
+        for p in sorted(flagged):
+            for alt, prob in tiles[order[p]].alternatives:
+                if alt == codes[p] or alt not in INDEX:
+                    continue
+                trial = list(codes)
+                trial[p] = alt
+                text = self._write(groups, trial, winning)
+                if text and self._wins(text) and (best is None or prob > best[2]):
+                    best = (p, alt, prob)
+        return (best[0], best[1]) if best else None
