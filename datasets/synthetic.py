@@ -58,7 +58,14 @@ _INK = {"m": [(170, 20, 20), (20, 20, 20)], "p": [(30, 60, 160), (20, 110, 60), 
 
 
 def _ink(code: str, rng: np.random.Generator):
-    key = code if code in ("Rd", "Gd", "Wd") else code[1] if code[0].isdigit() else code[0] if code[0] in "FS" and len(code) == 2 else "E"
+    if code in ("Rd", "Gd", "Wd"):
+        key = code
+    elif code[0].isdigit():
+        key = code[1]  # suit
+    elif len(code) == 2:
+        key = code[0]  # F or S bonus tile
+    else:
+        key = "E"  # winds
     return _INK[key][int(rng.integers(len(_INK[key])))]
 
 
@@ -143,9 +150,12 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0)
         th, tw = tile.shape[:2]
         canvas = table_background(rng, th * 3, tw * 4)
         x, y = tw * 3 // 2 + int(rng.integers(-3, 4)), th + int(rng.integers(-3, 4))
-        if rng.random() < 0.5:  # neighbours on the rack
-            _paste(canvas, _body(tile_back(rng, hgt) if rng.random() < 0.3 else tile_face(
-                codes[int(rng.integers(len(codes)))], rng, fonts[0], hgt), rng) if fonts else tile, x - tw - 1, y)
+        if rng.random() < 0.5:  # a neighbour on the rack
+            if fonts and rng.random() > 0.3:
+                other = tile_face(codes[int(rng.integers(len(codes)))], rng, fonts[0], hgt)
+            else:
+                other = tile_back(rng, hgt)
+            _paste(canvas, _body(other, rng), x - tw - 1, y)
         box = _paste(canvas, tile, x, y)
         c, s = context_crop(canvas, box)
         imgs.append(c), labels.append(CLASS_INDEX[code]), sizes.append(s)
