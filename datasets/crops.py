@@ -128,6 +128,19 @@ def crops_from_photos(records: list[LabelledImage], negatives_per_tile: float = 
     return _pack(imgs, labels, sizes, groups)
 
 
+def drop_tile_like_negatives(crops: CropSet, value: int = 165, saturation: int = 60) -> CropSet:
+    """Leave out negatives whose middle is light and weakly coloured: in these photos they are
+    mostly unlabelled tiles in the background (wall tiles, bodies), and taught the model that a
+    blank white face (a white dragon) is not a tile."""
+    neg = CLASS_INDEX[NOT_A_TILE]
+    c = CONTEXT
+    mid = crops.images[:, c // 3: 2 * c // 3, c // 3: 2 * c // 3]
+    hsv = np.stack([cv2.cvtColor(m, cv2.COLOR_RGB2HSV) for m in mid]) if len(mid) else mid
+    tile_like = (hsv[..., 2].mean(axis=(1, 2)) > value) & (hsv[..., 1].mean(axis=(1, 2)) < saturation)
+    keep = ~((crops.labels == neg) & tile_like)
+    return crops.subset(np.nonzero(keep)[0])
+
+
 def crops_from_tile_images(items: list[tuple[str, str]], group: str = "") -> CropSet:
     """Context crops of single-tile pictures (the tile fills the picture)."""
     imgs, labels, sizes, groups = [], [], [], []

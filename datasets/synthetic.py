@@ -92,7 +92,10 @@ def tile_face(code: str, rng: np.random.Generator, font: str, height: int = 160)
     return out.astype(np.uint8)
 
 
-_BACK_COLOURS = [(30, 110, 60), (25, 70, 150), (220, 180, 40), (235, 232, 220), (200, 90, 30), (60, 140, 170)]
+# no white or ivory backs: a blank white face-down tile cannot be told from a white dragon with no
+# frame, and a first model read framed white dragons as backs; a white back is read as Wd instead
+_BACK_COLOURS = [(30, 110, 60), (25, 70, 150), (220, 180, 40), (200, 90, 30), (60, 140, 170), (150, 40, 40)]
+VERSION = 2  # bump when the rendering changes, so cached renders are made anew
 _TABLES = [(40, 120, 60), (35, 90, 50), (150, 110, 70), (190, 160, 120), (90, 90, 95), (30, 30, 35),
            (170, 60, 60), (210, 205, 195)]
 

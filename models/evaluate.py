@@ -44,7 +44,11 @@ def evaluate_valid(clf: TileClassifier, data: str) -> dict:
         crops = np.stack([prepare(img, b, clf.input_size if clf._session else 64) for b in boxes])
         for b, lab in zip(rec.boxes, clf(crops)):
             w, h = b.box[2] - b.box[0], b.box[3] - b.box[1]
-            rows.append((_subset(rec), "upright" if w / h < 0.9 else "sideways", b.code, lab.code, lab.confidence))
+            # the best tile reading, should the not-a-tile answer be set aside
+            tile = lab.code if lab.code != "not-a-tile" else next(
+                (c for c, _ in lab.alternatives if c != "not-a-tile"), lab.code)
+            rows.append((_subset(rec), "upright" if w / h < 0.9 else "sideways", b.code, lab.code, lab.confidence,
+                         tile))
     out: dict = {}
 
     def acc(sel):
@@ -58,6 +62,7 @@ def evaluate_valid(clf: TileClassifier, data: str) -> dict:
     out["hk_bonus"] = acc(r for r in hk if r[2][0] in "FS" and len(r[2]) == 2 and r[2][1].isdigit())
     out["japanese"] = acc(r for r in rows if r[0] == "japanese")
     out["screenshots"] = acc(r for r in rows if r[0] == "screenshot")
+    out["hk_tile_if_known_to_be_a_tile"] = (sum(r[2] == r[5] for r in hk) / len(hk), len(hk)) if hk else (None, 0)
     wrong = [r for r in hk if r[2] != r[3]]
     out["hk_confusions"] = Counter(f"{r[2]}->{r[3]}" for r in wrong).most_common(12)
     out["hk_read_as_not_a_tile"] = sum(r[3] == "not-a-tile" for r in hk)
@@ -85,8 +90,9 @@ def main(argv=None) -> None:
     ap.add_argument("--data", default="../shared/data")
     ap.add_argument("--camerash", action="store_true", help="test on the Camerash crops (leave-one-source-out)")
     ap.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
+    ap.add_argument("--single", action="store_true", help="read each crop once (no half-turn average)")
     a = ap.parse_args(argv)
-    clf = TileClassifier(a.model, threads=2)
+    clf = TileClassifier(a.model, threads=2, turned=not a.single)
     clf.session  # noqa: B018
     res = evaluate_camerash(clf, a.data) if a.camerash else evaluate_valid(clf, a.data)
     for k, v in res.items():

@@ -23,8 +23,9 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 from datasets.augment import view
-from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, load_rgb
+from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives, load_rgb
 from datasets.readers import read_crop_csv, read_yolo
+from datasets import synthetic
 from datasets.synthetic import single_tiles
 from scoring.tiles import CODES
 from vision.labels import CLASSES
@@ -67,7 +68,7 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
     else:
         rf_crops = crops_from_photos([r for r in train_recs if os.path.basename(r.path) not in mirrored], seed=seed)
         rf_crops.save(key)
-    parts.append(rf_crops)
+    parts.append(drop_tile_like_negatives(rf_crops))
     if "camerash" not in without:
         cam = os.path.join(data, "camerash-tiles")
         key = os.path.join(work, "camerash.npz")
@@ -78,7 +79,7 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
             c.save(key)
         parts.append(c)
     if "synthetic" not in without:
-        key = os.path.join(work, f"synthetic-{seed}.npz")
+        key = os.path.join(work, f"synthetic-{seed}-v{synthetic.VERSION}.npz")
         if os.path.exists(key):
             s = CropSet.load(key)
         else:
@@ -145,6 +146,8 @@ def main(argv=None) -> None:
     ap.add_argument("--mirrored", default="", help="file listing train images that are mirrored (left out)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", help="start from these weights (a .pt state dict), e.g. to fine-tune")
+    ap.add_argument("--negative-weight", type=float, default=1.0,
+                    help="scale how often not-a-tile crops are drawn (it was over-predicted)")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
@@ -156,6 +159,7 @@ def main(argv=None) -> None:
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(np.float64)
     weights = (1.0 / np.maximum(counts, 1)) ** 0.5
+    weights[CLASSES.index("not-a-tile")] *= a.negative_weight
     sampler = torch.utils.data.WeightedRandomSampler(weights[train.labels], num_samples=a.samples, replacement=True)
     ds = Views(train, a.seed)
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
@@ -166,10 +170,11 @@ def main(argv=None) -> None:
     steps = a.epochs * len(loader)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
     tag = "-".join(sorted(without)) or "all"
-    ckpt = os.path.join(a.work, f"checkpoint-{a.seed}-{tag}{'-ft' if a.init else ''}.pt")
+    ckpt = os.path.join(a.work, f"checkpoint-{a.seed}-{tag}{'-ft' if a.init else ''}"
+                                f"{'-nw%g' % a.negative_weight if a.negative_weight != 1 else ''}.pt")
     start, best = 0, -1.0
     run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,
-           "init": a.init, "mirrored": len(mirrored)}
+           "init": a.init, "mirrored": len(mirrored), "negative_weight": a.negative_weight}
     if os.path.exists(ckpt) and torch.load(ckpt, weights_only=False).get("run") != run:
         raise SystemExit(f"{ckpt} is from a run with other settings: remove it or use another --work")
     if os.path.exists(ckpt):

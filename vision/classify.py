@@ -45,9 +45,10 @@ class TileClassifier:
     :func:`vision.preprocess.prepare`). ``classify_boxes(image, boxes)`` cuts and classifies."""
 
     def __init__(self, model_path: str | None = None, threads: int = 1, batch: int = 64,
-                 alternatives: int = 3):
+                 alternatives: int = 3, turned: bool = True):
         self.model_path = model_path or DEFAULT_MODEL
         self.threads, self.batch, self.alternatives = threads, batch, alternatives
+        self.turned = turned  # also read each crop turned half round, and average
         self._session = None
         self._lock = threading.Lock()
         self.classes: tuple[str, ...] = ()
@@ -92,12 +93,19 @@ class TileClassifier:
         sess = self.session
         if len(crops) == 0:
             return np.zeros((0, len(self.classes)), np.float32)
+        name = sess.get_inputs()[0].name
         outs = []
         for i in range(0, len(crops), self.batch):
-            x = to_tensor(crops[i:i + self.batch], self.mean, self.std)
-            logits = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+            chunk = crops[i:i + self.batch]
+            if self.turned:  # a tile upside down is the same tile: read both ways round
+                chunk = np.concatenate([chunk, chunk[:, ::-1, ::-1]])
+            logits = sess.run(None, {name: to_tensor(chunk, self.mean, self.std)})[0]
             e = np.exp(logits - logits.max(axis=1, keepdims=True))
-            outs.append(e / e.sum(axis=1, keepdims=True))
+            p = e / e.sum(axis=1, keepdims=True)
+            if self.turned:
+                n = len(p) // 2
+                p = (p[:n] + p[n:]) / 2
+            outs.append(p)
         return np.concatenate(outs)
 
     def __call__(self, crops: np.ndarray) -> list[TileLabel]:

@@ -1,0 +1,131 @@
+"""The shipped ONNX classifier, its session handling, and `mjcam classify`."""
+
+import glob
+import json
+import os
+import threading
+
+import numpy as np
+import pytest
+
+from mjcam.cli import main
+from vision.classify import DEFAULT_MODEL, ModelError, TileClassifier, default_classifier
+from vision.io import ImageError, load_image
+from vision.labels import CLASSES
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+CROPS = sorted(glob.glob(os.path.join(FIXTURES, "crops", "*.png")))
+
+
+def test_model_is_shipped_and_labels_match_its_output():
+    import onnxruntime as ort
+
+    assert os.path.exists(DEFAULT_MODEL)
+    sess = ort.InferenceSession(DEFAULT_MODEL, providers=["CPUExecutionProvider"])
+    meta = sess.get_modelmeta().custom_metadata_map
+    labels = json.loads(meta["classes"])
+    assert labels == list(CLASSES) and len(labels) == 44
+    assert sess.get_outputs()[0].shape[-1] == len(labels)
+    assert json.loads(meta["input_size"]) == 64
+
+
+def test_session_is_lazy_and_shared():
+    clf = TileClassifier()
+    assert clf._session is None  # nothing loaded by construction (or by importing vision)
+    results = []
+
+    def work():
+        results.append(clf(np.zeros((4, 64, 64, 3), np.uint8)))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 4 and all(len(r) == 4 for r in results)
+    assert default_classifier() is default_classifier()
+
+
+def test_every_answer_has_confidence_and_alternatives():
+    clf = default_classifier()
+    labels = clf(np.random.default_rng(0).integers(0, 255, (3, 64, 64, 3), dtype=np.uint8))
+    for lab in labels:
+        assert lab.code in CLASSES and 0 <= lab.confidence <= 1
+        assert len(lab.alternatives) == 3
+        assert all(p <= lab.confidence for _, p in lab.alternatives)
+    assert clf(np.zeros((0, 64, 64, 3), np.uint8)) == []
+
+
+def test_shipped_model_reads_the_sample_crops():
+    assert len(CROPS) == 16
+    clf = default_classifier()
+    got = {os.path.basename(p)[:-4]: clf.classify_image(load_image(p)).code for p in CROPS}
+    right = [k for k, v in got.items() if k == v]
+    assert len(right) >= 15, got
+
+
+def test_missing_or_foreign_model(tmp_path):
+    with pytest.raises(ModelError, match="not found"):
+        TileClassifier(str(tmp_path / "none.onnx")).session
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="cannot load"):
+        TileClassifier(str(bad)).session
+
+
+def test_classify_cli_json(capsys):
+    code = main(["classify", CROPS[0], CROPS[1], "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and [os.path.basename(r["path"]) for r in out] == [os.path.basename(p) for p in CROPS[:2]]
+    for r in out:
+        assert r["code"] in CLASSES and 0 <= r["confidence"] <= 1 and "alternatives" in r
+
+
+def test_classify_cli_text(capsys):
+    code = main(["classify", CROPS[0]])
+    assert code == 0 and os.path.basename(CROPS[0]) in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name, data, words", [
+    ("empty.jpg", b"", "empty file"),
+    ("text.jpg", b"hello, I am not a picture", "not a picture"),
+    ("trunc.png", None, "corrupt or truncated"),
+])
+def test_bad_files_are_refused_and_the_rest_go_on(tmp_path, capsys, name, data, words):
+    p = tmp_path / name
+    if data is None:
+        good = open(CROPS[0], "rb").read()
+        data = good[: len(good) // 3]
+    p.write_bytes(data)
+    code = main(["classify", str(p), CROPS[0], "--json"])
+    cap = capsys.readouterr()
+    out = json.loads(cap.out)
+    assert code == 2 and words in cap.err and cap.err.count("\n") == 1
+    assert "error" in out[0] and out[1]["code"] in CLASSES
+
+
+def test_load_image_errors(tmp_path):
+    with pytest.raises(ImageError, match="no such file"):
+        load_image(str(tmp_path / "none.jpg"))
+    with pytest.raises(ImageError, match="folder"):
+        load_image(str(tmp_path))
+
+
+def test_huge_image_is_refused_without_decoding(tmp_path):
+    from PIL import Image
+
+    p = tmp_path / "huge.png"
+    Image.new("1", (15000, 14000)).save(p)  # 210 MP, a few kB on disk
+    with pytest.raises(ImageError, match="200 MP"):
+        load_image(str(p))
+
+
+def test_exif_orientation_is_applied(tmp_path):
+    from PIL import Image
+
+    img = Image.new("RGB", (40, 20), (255, 0, 0))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90 degrees clockwise to view
+    p = tmp_path / "rot.jpg"
+    img.save(p, exif=exif)
+    assert load_image(str(p)).shape == (40, 20, 3)
