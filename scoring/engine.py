@@ -76,6 +76,7 @@ class ScoreResult:
             "wait": self.arrangement.wait if self.arrangement else None,
             "points": self.points, "payments": dict(self.payments),
             "hand": format_hand(self.hand),
+            "bonus": [CODES[b] for b in self.hand.bonus],
             "readings": self.readings,
             "table": self.table, "payment": self.payment,
             "notes": list(self.notes),
@@ -90,9 +91,6 @@ def arrangement_json(arr: Arrangement | None, hand: Hand) -> list[dict]:
         tiles = sorted(hand.concealed) if g.kind == "orphans" else list(g.tiles)
         out.append({"kind": g.kind, "tiles": [code(t) for t in tiles], "melded": g.melded,
                     "concealed": g.concealed, "winning": g.winning})
-    if hand.bonus:
-        out.append({"kind": "bonus", "tiles": [CODES[b] for b in hand.bonus], "melded": True,
-                    "concealed": False, "winning": False})
     return out
 
 
