@@ -226,7 +226,7 @@ def render_hand(groups: list[tuple[str, list[str], bool]], seed: int = 0, tile_h
         box = _paste(canvas, img, x, y)
         out.tiles.append(RenderedTile(code, box, orient, gi))
         x += step
-    for gi, (kind, codes, melded) in enumerate(groups):
+    for gi, (kind, _, melded) in enumerate(groups):
         out.groups.append({"tiles": [i for i, t in enumerate(out.tiles) if t.group == gi],
                            "melded": melded, "kind": kind})
     if perspective:

@@ -89,7 +89,7 @@ def _runs(tiles: list[TileObs], row: list[int]) -> list[list[int]]:
     usual = sorted(steps)[len(steps) // 2] if steps else 1.0
     usual = min(usual, 1.05)  # in a row of separate sets, the touching step is at most ~1
     runs = [[row[0]]]
-    for (a, b), s in zip(zip(row, row[1:]), steps):
+    for b, s in zip(row[1:], steps):
         if s > usual + GAP:
             runs.append([b])
         else:
