@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import tomllib
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from .patterns import PATTERNS
@@ -134,6 +134,18 @@ def _apply_sub(data: dict, key: str, sub: str, v: Any) -> None:
 
 def load_preset(rules: str | RulePreset = "hk-old-style", overrides: dict | None = None) -> RulePreset:
     """The preset ``rules`` (an id) with house-rule ``overrides`` applied."""
+    if isinstance(rules, str) and not overrides:
+        return _plain_preset(rules)
+    return _build(rules, overrides)
+
+
+@lru_cache(maxsize=None)
+def _plain_preset(rules: str) -> RulePreset:
+    """A preset with no overrides, built once per id (presets are never changed after building)."""
+    return _build(rules, None)
+
+
+def _build(rules: str | RulePreset, overrides: dict | None) -> RulePreset:
     if isinstance(rules, RulePreset):
         if not overrides:
             return rules
