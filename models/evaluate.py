@@ -41,7 +41,8 @@ def evaluate_valid(clf: TileClassifier, data: str) -> dict:
         boxes = [b.box for b in rec.boxes]
         if not boxes:
             continue
-        crops = np.stack([prepare(img, b, clf.input_size if clf._session else 64) for b in boxes])
+        clf.session  # noqa: B018  (reads the input size from the model)
+        crops = np.stack([prepare(img, b, clf.input_size) for b in boxes])
         for b, lab in zip(rec.boxes, clf(crops)):
             w, h = b.box[2] - b.box[0], b.box[3] - b.box[1]
             # the best tile reading, should the not-a-tile answer be set aside
