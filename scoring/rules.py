@@ -157,9 +157,9 @@ def _build(rules: str | RulePreset, overrides: dict | None) -> RulePreset:
         data["settings"] = {**DEFAULT_SETTINGS, **data["settings"]}
         data["optional"] = tuple(data.get("optional", ()))
     _apply(data, overrides or {})
-    if data["limit_fan"] == "cap" and data["cap"] is None and any(
-            v == "limit" for v in data["patterns"].values()):
-        raise ConfigError("limit hands are worth the cap, so a cap is needed (set cap or limit_fan)")
+    limit = data["cap"] if data["limit_fan"] == "cap" else data["limit_fan"]
+    if limit is None and any(v == "limit" for v in data["patterns"].values()):
+        raise ConfigError("a limit hand needs a value for the limit: set limit_fan (or cap, where limit_fan = \"cap\")")
     return RulePreset(**data)
 
 

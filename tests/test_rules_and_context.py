@@ -24,7 +24,7 @@ BASE = "123m 456m 789p 234s 5s +5s"
     ({"patterns": {"all_chowz": 1}}, "unknown pattern 'all_chowz'"),
     ({"patterns": {"all_chows": -2}}, "patterns.all_chows must be"),
     ({"suppresses": {"all_chows": "half_flush"}}, "must be a list"),
-    ({"cap": None}, "a cap is needed"),
+    ({"cap": None}, "a limit hand needs a value"),
 ])
 def test_bad_overrides_are_named(overrides, words):
     with pytest.raises(ConfigError) as e:
@@ -36,6 +36,13 @@ def test_config_path_that_is_a_folder(tmp_path):
     from scoring.rules import read_config
     with pytest.raises(ConfigError, match="cannot read config file"):
         read_config(str(tmp_path))
+
+
+def test_limit_patterns_need_a_limit_value():
+    with pytest.raises(ConfigError, match="limit hand needs a value"):
+        load_preset("hk-new-style", {"patterns": {"all_honours": "limit"}})
+    p = load_preset("hk-new-style", {"patterns": {"all_honours": "limit"}, "limit_fan": 150})
+    assert score("[EEE] [SSS] [RdRdRd] GdGdGd N +N", p, discarder="W").fan == 150
 
 
 def test_unknown_preset():
