@@ -4,8 +4,8 @@ Playable tiles are 0..33: characters 1m-9m (0-8), dots 1p-9p (9-17), bamboo 1s-9
 winds E S W N (27-30) and dragons Rd Gd Wd (31-33). Bonus tiles are 34..41: flowers F1-F4
 and seasons S1-S4; a bonus tile's number is the seat it belongs to (1 East ... 4 North).
 
->>> code(4), index("5m"), index("Rd"), code(34)
-('5m', 4, 31, 'F1')
+>>> code(4), index("5m"), index("Rd"), code(34), is_bonus(index("S4"))
+('5m', 4, 31, 'F1', True)
 >>> is_terminal(index("9s")), is_honour(index("E")), suit_of(index("3p")), number_of(index("3p"))
 (True, True, 'p', 3)
 """
