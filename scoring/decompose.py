@@ -111,8 +111,10 @@ def decompose_counts(counts: tuple[int, ...]) -> tuple[tuple[tuple[str, int], ..
 
     >>> decompose_counts(tuple([3, 1, 1] + [0] * 31))
     ((('chow', 0), ('pair', 0)),)
-    >>> decompose_counts(tuple([3, 1] + [0] * 32)), decompose_counts(tuple([2, 0, 0] + [0] * 24 + [3, 2, 0, 0, 0, 0, 0]))
-    ((), ())
+    >>> decompose_counts(tuple([3, 1] + [0] * 32))  # no whole number of sets and a pair
+    ()
+    >>> decompose_counts(tuple([3, 1, 1, 1, 1, 1, 0, 0, 0] + [0] * 18 + [2, 2, 2, 0, 0, 0, 0]))  # four pairs
+    ()
     """
     if sum(counts) % 3 != 2:
         return ()
