@@ -192,7 +192,7 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
     ctx = _context(dict(situation))
     if h.bonus and not ctx.flowers_in_play:
         raise ContextError("the hand has bonus tiles but flowers are not in play")
-    active_ids = dict(preset.active_patterns())
+    active_ids = preset.active_ids
     arrs = arrangements(h, ctx.self_drawn, seven_pairs="seven_pairs" in active_ids,
                         seven_pairs_allow_four=preset.settings["seven_pairs_allow_four"])
     notes = []

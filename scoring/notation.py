@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 from .tiles import CODES, INDEX, SUITS, TENHOU_HONOURS, code
 
@@ -65,13 +66,24 @@ class Hand:
 
     def tile_counts(self) -> list[int]:
         """Counts of the 34 playable tiles over the whole hand, melds included."""
+        return list(self.counts)
+
+    @cached_property
+    def counts(self) -> tuple[int, ...]:
+        """:meth:`tile_counts` as a tuple, computed once."""
         counts = [0] * 34
         for t in self.concealed:
             counts[t] += 1
         for m in self.melds:
             for t in m.tiles:
                 counts[t] += 1
-        return counts
+        return tuple(counts)
+
+    @cached_property
+    def present(self) -> frozenset[int]:
+        """The playable tiles the hand holds at least once."""
+        c = self.counts
+        return frozenset(t for t in range(34) if c[t])
 
 
 def _meld_kind(tiles: list[int]) -> str | None:

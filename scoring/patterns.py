@@ -58,9 +58,8 @@ class Features:
         for g in chows:
             cc[g.tile] = cc.get(g.tile, 0) + 1
         self.chow_count = cc
-        counts = hand.tile_counts()
-        self.counts = counts
-        present = frozenset(t for t in range(34) if counts[t])
+        self.counts = hand.counts
+        present = hand.present
         self.present = present
         self.suits = frozenset(t // 9 for t in present if t < 27)
         self.honours = not present.isdisjoint(HONOUR_SET)
@@ -379,7 +378,7 @@ def _nine_gates(f: Features) -> bool:
     if f.hand.melds or len(f.suits) != 1 or f.honours or not f.standard:
         return False
     base = 9 * next(iter(f.suits))
-    c = f.counts[base:base + 9]
+    c = list(f.counts[base:base + 9])
     c[f.win - base] -= 1
     return c == [3, 1, 1, 1, 1, 1, 1, 1, 3]
 

@@ -60,6 +60,10 @@ class RulePreset:
         return tuple((pid, self.patterns[pid]) for pid in PATTERNS if pid in self.patterns and pid not in drop)
 
     @cached_property
+    def active_ids(self) -> frozenset[str]:
+        return frozenset(pid for pid, _ in self._active)
+
+    @cached_property
     def predicates(self) -> tuple[tuple[str, object], ...]:
         """(pattern id, predicate) of the active patterns, for the scoring loop."""
         return tuple((pid, PATTERNS[pid].fn) for pid, _ in self._active)
