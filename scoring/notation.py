@@ -86,7 +86,12 @@ class Hand:
         return frozenset(t for t in range(34) if c[t])
 
 
-def _meld_kind(tiles: list[int]) -> str | None:
+def meld_kind(tiles: list[int]) -> str | None:
+    """'chow', 'pung' or 'kong' for the tiles of one set, None when they make no set.
+
+    >>> meld_kind([2, 0, 1]), meld_kind([31] * 4), meld_kind([7, 8, 9])
+    ('chow', 'kong', None)
+    """
     t = sorted(tiles)
     if len(set(t)) == 1 and len(t) in (3, 4):
         return "pung" if len(t) == 3 else "kong"
@@ -202,7 +207,7 @@ def parse_hand(text: str, *, waiting: bool = False) -> Hand:
     for gi, (bracket, start, end) in enumerate(groups):
         tiles = [t[0] for t in tokens if t[3] == gi]
         text_of = text[start - 1 : end]
-        kind = _meld_kind(tiles)
+        kind = meld_kind(tiles)
         if kind is None:
             raise NotationError("not a chow, pung or kong", text_of, start)
         if bracket == "{" and kind != "kong":

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from scoring.decompose import arrangements
-from scoring.notation import Hand, Meld, NotationError, format_hand
+from scoring.notation import Hand, Meld, NotationError, format_hand, meld_kind
 from scoring.tiles import INDEX
 
 LOW_CONFIDENCE = 0.80
@@ -100,12 +100,7 @@ def _runs(tiles: list[TileObs], row: list[int]) -> list[list[int]]:
 def _set_kind(codes: list[str]) -> str | None:
     if any(c not in INDEX for c in codes):
         return None
-    t = sorted(INDEX[c] for c in codes)
-    if len(t) in (3, 4) and len(set(t)) == 1:
-        return "pung" if len(t) == 3 else "kong"
-    if len(t) == 3 and t[0] < 27 and t[1] == t[0] + 1 and t[2] == t[0] + 2 and t[0] // 9 == t[2] // 9:
-        return "chow"
-    return None
+    return meld_kind([INDEX[c] for c in codes])
 
 
 def _cut_sets(codes: list[str]) -> list[int] | None:
