@@ -41,7 +41,7 @@ def waits(hand: str | Hand, rules: str = "hk-old-style", *, config=None, min_fan
         if counts[t] >= 4:
             continue
         full = Hand(tuple(sorted(h.concealed + (t,))), h.melds, h.bonus, t)
-        if not arrangements(full, True, seven_pairs="seven_pairs" in preset.patterns,
+        if not arrangements(full, True, seven_pairs="seven_pairs" in preset.active_ids,
                             seven_pairs_allow_four=preset.settings["seven_pairs_allow_four"]):
             continue
         by_discard = score(full, preset, discarder=discarder, **situation)

@@ -122,6 +122,12 @@ def test_winning_group_and_orphans_group():
     assert bonus.arrangement.winning_group is None
 
 
+def test_waits_agree_with_score_when_optional_patterns_are_off():
+    hand = "1122m 3344p 5566s E"  # waits on E only as seven pairs, an optional hand in hk-guide
+    assert [w.tile for w in waits(hand, "hk-guide")] == ["E"]
+    assert waits(hand, "hk-guide", config={"settings": {"include_optional": False}}) == []
+
+
 def test_waits_skip_a_tile_held_four_times():
     found = waits("1111m 23m 567p 789s 5s")
     assert [w.tile for w in found] == ["5s"]  # 1m would be a fifth copy
