@@ -125,7 +125,7 @@ def crops_from_photos(records: list[LabelledImage], negatives_per_tile: float = 
         for box in negative_boxes(rec, max(1, round(len(rec.boxes) * negatives_per_tile)), rnd):
             c, s = context_crop(image, box)
             imgs.append(c), labels.append(CLASS_INDEX[NOT_A_TILE]), sizes.append(s), groups.append(rec.source)
-    return _pack(imgs, labels, sizes, groups)
+    return pack(imgs, labels, sizes, groups)
 
 
 def drop_tile_like_negatives(crops: CropSet, value: int = 165, saturation: int = 60) -> CropSet:
@@ -149,10 +149,11 @@ def crops_from_tile_images(items: list[tuple[str, str]], group: str = "") -> Cro
         h, w = image.shape[:2]
         c, s = context_crop(image, (0, 0, w, h))
         imgs.append(c), labels.append(CLASS_INDEX[code]), sizes.append(s), groups.append(group or path)
-    return _pack(imgs, labels, sizes, groups)
+    return pack(imgs, labels, sizes, groups)
 
 
-def _pack(imgs, labels, sizes, groups) -> CropSet:
+def pack(imgs, labels, sizes, groups) -> CropSet:
+    """A CropSet from lists of context crops, class ids, box sizes and groups (may be empty)."""
     if not imgs:
         return CropSet(np.zeros((0, CONTEXT, CONTEXT, 3), np.uint8), np.zeros(0, np.int64),
                        np.zeros((0, 2), np.float32), [])

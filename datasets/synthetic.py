@@ -19,7 +19,7 @@ import numpy as np
 
 from vision.labels import BACK, CLASS_INDEX
 
-from .crops import CONTEXT, CropSet, context_crop
+from .crops import CropSet, context_crop, pack
 
 FONT_PATHS = (
     "/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf",
@@ -162,11 +162,7 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0)
         box = _paste(canvas, tile, x, y)
         c, s = context_crop(canvas, box)
         imgs.append(c), labels.append(CLASS_INDEX[code]), sizes.append(s)
-    if not imgs:
-        return CropSet(np.zeros((0, CONTEXT, CONTEXT, 3), np.uint8), np.zeros(0, np.int64),
-                       np.zeros((0, 2), np.float32), [])
-    return CropSet(np.stack(imgs), np.array(labels, np.int64), np.array(sizes, np.float32),
-                   [f"synthetic-{i}" for i in range(len(imgs))])
+    return pack(imgs, labels, sizes, [f"synthetic-{i}" for i in range(len(imgs))])
 
 
 # ---------------------------------------------------------------- whole hands
