@@ -47,7 +47,7 @@ def _nonneg(value: str) -> int:
     return n
 
 
-def add_score_options(p: argparse.ArgumentParser, *, rules_all: bool = False) -> None:
+def add_score_options(p: argparse.ArgumentParser, *, rules_all: bool = False, json_flag: bool = True) -> None:
     """The situation and house-rule options shared by score, waits (and photo)."""
     choices = PRESET_IDS + (("all",) if rules_all else ())
     p.add_argument("--rules", default="hk-old-style", choices=choices, metavar="ID",
@@ -74,7 +74,8 @@ def add_score_options(p: argparse.ArgumentParser, *, rules_all: bool = False) ->
     p.add_argument("--table", choices=list(TABLES), metavar="NAME", help="fan->points table: " + ", ".join(TABLES))
     p.add_argument("--payment", choices=list(SCHEMES), metavar="NAME", help="payment scheme: " + ", ".join(SCHEMES))
     p.add_argument("--config", metavar="FILE.toml", help="house rules: any value of the preset")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    if json_flag:
+        p.add_argument("--json", action="store_true", help="print JSON")
 
 
 def situation(a: argparse.Namespace) -> dict:
@@ -269,6 +270,190 @@ def cmd_classify(a: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
+def _recognizer():
+    from vision.recognize import default_recognizer
+
+    return default_recognizer()
+
+
+def _read_photo(path: str, annotate: str | None):
+    """(image, recognition) of one photo; the annotated picture written when asked."""
+    from vision.annotate import save_annotated
+    from vision.classify import ModelError
+
+    rec = _recognizer()
+    try:
+        image, rec_ = rec.load_and_read(path)
+        if annotate:
+            save_annotated(annotate, image, rec_)
+    except ModelError as e:
+        raise UsageError(str(e)) from None
+    return image, rec_
+
+
+def _annotate_path(out: str | None, photo: str, many: bool) -> str | None:
+    """Where a photo's annotated picture goes: OUT itself for one photo, else OUT/<name>.annotated.jpg."""
+    import os
+
+    if out is None:
+        return None
+    if many or os.path.isdir(out):
+        os.makedirs(out, exist_ok=True)
+        return os.path.join(out, os.path.splitext(os.path.basename(photo))[0] + ".annotated.jpg")
+    return out
+
+
+def _describe(rec, out) -> None:
+    print(f"{rec.path}: {len(rec.tiles)} tiles  ({rec.width}x{rec.height})", file=out)
+    print(f"  as laid out:   {rec.layout() or '-'}", file=out)
+    print(f"  proposed hand: {rec.hand or '(none: no complete hand could be written)'}", file=out)
+    for d in rec.doubts():
+        print(f"  check {d}", file=out)
+    for n in rec.notes:
+        print(f"  note: {n}", file=out)
+
+
+def cmd_recognize(a: argparse.Namespace) -> int:
+    from vision.io import ImageError
+
+    results, failed = [], 0
+    many = len(a.photos) > 1
+    for path in a.photos:
+        try:
+            _, rec = _read_photo(path, _annotate_path(a.annotate, path, many))
+        except ImageError as e:
+            print(f"mjcam: error: {e}", file=sys.stderr)
+            results.append({"image": {"path": path}, "error": str(e)})
+            failed += 1
+            continue
+        results.append(rec)
+    if a.json:
+        out = [r if isinstance(r, dict) else r.to_json() for r in results]
+        if many:
+            print(json.dumps(out, ensure_ascii=False, indent=1))
+        elif not failed:
+            print(json.dumps(out[0], ensure_ascii=False, indent=1))
+    else:
+        for r in results:
+            if not isinstance(r, dict):
+                _describe(r, sys.stdout)
+    return 2 if failed else 0
+
+
+def _confirm(rec, a: argparse.Namespace, out) -> str:
+    """The hand to score: the proposal when accepted, or what the person types (asked again until
+    it parses)."""
+    if a.yes:
+        if not rec.hand:
+            raise UsageError(f"{rec.path}: no complete hand could be read; run without --yes to type it")
+        return rec.hand
+    while True:
+        prompt = "Enter accepts the proposed hand, or type the hand: " if rec.hand else "Type the hand: "
+        print(prompt, end="", file=out, flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            raise UsageError("no answer on standard input (use --yes to accept the proposed hand)")
+        line = line.strip()
+        if not line:
+            if rec.hand:
+                return rec.hand
+            print("  nothing to accept: type the hand in notation", file=out)
+            continue
+        try:
+            parse_hand(line)
+        except NotationError as e:
+            print(f"  {e}; try again", file=out)
+            continue
+        return line
+
+
+def cmd_photo(a: argparse.Namespace) -> int:
+    from vision.io import ImageError
+
+    out = sys.stderr if a.json else sys.stdout
+    try:
+        _, rec = _read_photo(a.photo, a.annotate)
+    except ImageError as e:
+        raise UsageError(str(e)) from None
+    _describe(rec, out)
+    hand = _confirm(rec, a, out)
+    ids = PRESET_IDS if a.rules == "all" else (a.rules,)
+    results = [score(hand, rid, **house_rules(a), **situation(a)) for rid in ids]
+    if a.json:
+        sc = [r.to_json() for r in results]
+        print(json.dumps({"recognition": rec.to_json(), "accepted": hand == rec.hand, "hand": hand,
+                          "score": sc if a.rules == "all" else sc[0]}, ensure_ascii=False, indent=1))
+    else:
+        print(render_all(results) if a.rules == "all" else render_score(results[0]))
+    return 0 if any(r.legal for r in results) else 1
+
+
+def _positive(value: str) -> int:
+    n = _nonneg(value)
+    if n < 1:
+        raise argparse.ArgumentTypeError("expected a number >= 1")
+    return n
+
+
+def cmd_batch(a: argparse.Namespace) -> int:
+    from mjcam.batch import BatchError, Options, run, write_review
+
+    options = Options(a.rules, tuple((k, v) for k, v in house_rules(a).items() if v is not None),
+                      tuple(situation(a).items()))
+    resolve_preset(a.rules, **{k: v for k, v in house_rules(a).items() if v is not None})  # bad rules: fail now
+    try:
+        summary = run(a.paths, a.out, options, workers=a.workers, dask=a.dask)
+        print(summary.line(), file=sys.stderr)
+        if a.review:
+            n = write_review(a.out, a.review)
+            print(f"review page: {a.review} ({n} photos to check)", file=sys.stderr)
+    except BatchError as e:
+        raise UsageError(str(e)) from None
+    return 0
+
+
+def _lan_address() -> str:
+    """This machine's address on the local network (no packet is sent)."""
+    import socket
+
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("10.254.254.254", 1))
+        return s.getsockname()[0]
+    except OSError:
+        return socket.gethostname()
+    finally:
+        s.close()
+
+
+def cmd_serve(a: argparse.Namespace) -> int:
+    import os
+    import secrets
+
+    try:
+        import uvicorn
+
+        from mjcam.web.app import create_app
+    except ImportError:
+        raise UsageError("mjcam serve needs the web extra: pip install 'mjcam[serve]'") from None
+    db = os.path.abspath(os.path.expanduser(a.db))
+    if not os.path.isdir(os.path.dirname(db)):
+        os.makedirs(os.path.dirname(db), exist_ok=True)
+    local = a.host in ("127.0.0.1", "localhost", "::1")
+    pin = a.pin or (None if local else f"{secrets.randbelow(10 ** 6):06d}")
+    try:
+        app = create_app(db, pin=pin)
+    except Exception as e:  # sqlite3.DatabaseError and friends: a bad --db file
+        raise UsageError(f"cannot open the game ledger {db}: {e}") from None
+    host = _lan_address() if a.host in ("0.0.0.0", "::") else a.host
+    print(f"mjcam: open http://{host}:{a.port}/ on the phone at the table", file=sys.stderr)
+    if pin:
+        print(f"mjcam: game PIN {pin} (asked before any change to the ledger)", file=sys.stderr)
+    print(f"mjcam: ledger {db}", file=sys.stderr)
+    uvicorn.run(app, host=a.host, port=a.port, log_level="warning")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="mjcam", description="Photograph a Hong Kong mahjong hand and score it.")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -284,6 +469,34 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("images", nargs="+", metavar="IMAGE")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_classify)
+    g = sub.add_parser("recognize", help="read the tiles and propose the hand in each photo")
+    g.add_argument("photos", nargs="+", metavar="PHOTO")
+    g.add_argument("--json", action="store_true")
+    g.add_argument("--annotate", metavar="OUT", help="write the photo with the reading drawn on it "
+                   "(a file for one photo, a folder for several)")
+    g.set_defaults(func=cmd_recognize)
+    ph = sub.add_parser("photo", help="read a photo, confirm or correct the hand, and score it")
+    ph.add_argument("photo", metavar="PHOTO")
+    ph.add_argument("--yes", action="store_true", help="accept the proposed hand without asking")
+    ph.add_argument("--annotate", metavar="OUT", help="write the photo with the reading drawn on it")
+    add_score_options(ph, rules_all=True)
+    ph.set_defaults(func=cmd_photo)
+    b = sub.add_parser("batch", help="read and score every photo in folders; resumable, parallel")
+    b.add_argument("paths", nargs="+", metavar="PATH", help="photos or folders (walked recursively)")
+    b.add_argument("--out", required=True, metavar="FILE", help="records go here: .jsonl, .csv or .sqlite")
+    b.add_argument("--workers", type=_positive, default=1, metavar="N", help="local processes (default 1)")
+    b.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler, or 'local' for a local cluster "
+                   "of --workers processes (pip install 'mjcam[dask]')")
+    b.add_argument("--review", metavar="FILE.html", help="write a page of the photos that need a person")
+    add_score_options(b, json_flag=False)
+    b.set_defaults(func=cmd_batch)
+    sv = sub.add_parser("serve", help="the table web app: photograph, check and record hands, keep the score")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for the table's Wi-Fi; "
+                    "a game PIN is then asked before any write)")
+    sv.add_argument("--port", type=_positive, default=8000)
+    sv.add_argument("--db", default="~/.local/share/mjcam/games.sqlite", metavar="PATH", help="the game ledger")
+    sv.add_argument("--pin", help="the game PIN (default: made up when not on localhost)")
+    sv.set_defaults(func=cmd_serve)
     r = sub.add_parser("rules", help="list the presets, or one preset's patterns and values")
     r.add_argument("id", nargs="?", choices=PRESET_IDS, metavar="ID")
     r.add_argument("--config", metavar="FILE.toml", help="show the preset with these house rules")

@@ -55,6 +55,17 @@ class RulePreset:
         return list(self._active)
 
     @cached_property
+    def version(self) -> str:
+        """A short fingerprint of everything that decides a score under this preset (house rules
+        included): a ledger stores it so history never silently changes when a preset does."""
+        import hashlib
+        import json
+
+        data = [self.id, self.min_fan, self.cap, self.limit_fan, self.table, self.payment, self.dealer_doubling,
+                self.bonus_counts_for_min, self.settings, self.patterns, self.suppresses, list(self.optional)]
+        return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+    @cached_property
     def _active(self) -> tuple[tuple[str, int | str], ...]:
         drop = set() if self.settings.get("include_optional", True) else set(self.optional)
         return tuple((pid, self.patterns[pid]) for pid in PATTERNS if pid in self.patterns and pid not in drop)

@@ -5,6 +5,7 @@ Every failure is an :class:`ImageError` with one line that says what was wrong.
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 
@@ -12,11 +13,15 @@ import numpy as np
 
 MAX_PIXELS = 200_000_000
 MIN_PIXELS = 16 * 16
-WORK_PIXELS = 2_000_000  # pictures are analysed on a copy of about this size
 
 
 class ImageError(ValueError):
-    """A file that is not a usable picture (missing, empty, corrupt, not an image, too large)."""
+    """A file that is not a usable picture. ``kind`` says which way: missing, folder, empty,
+    too-large, too-small, not-an-image, corrupt."""
+
+    def __init__(self, message: str, kind: str = "corrupt"):
+        super().__init__(message)
+        self.kind = kind
 
 
 _heif_registered = False
@@ -36,14 +41,22 @@ def _register_heif() -> None:
 
 def load_image(path: str) -> np.ndarray:
     """The picture at ``path`` as an RGB uint8 array, as a person sees it (EXIF orientation applied)."""
+    return load_photo(path)[0]
+
+
+def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tuple[int, int]]:
+    """The picture as an RGB array whose long side is at most ``max_side`` (JPEGs are decoded at
+    reduced size directly, which saves time and memory on 12 MP photos), and the full size
+    (width, height) as a person sees it. Boxes found on the array scale back by
+    ``width / array.shape[1]``."""
     from PIL import Image, ImageOps, UnidentifiedImageError
 
     if not os.path.exists(path):
-        raise ImageError(f"{path}: no such file")
+        raise ImageError(f"{path}: no such file", "missing")
     if os.path.isdir(path):
-        raise ImageError(f"{path}: is a folder, not a picture")
+        raise ImageError(f"{path}: is a folder, not a picture", "folder")
     if os.path.getsize(path) == 0:
-        raise ImageError(f"{path}: empty file")
+        raise ImageError(f"{path}: empty file", "empty")
     _register_heif()
     Image.MAX_IMAGE_PIXELS = MAX_PIXELS
     try:
@@ -52,21 +65,35 @@ def load_image(path: str) -> np.ndarray:
             with Image.open(path) as im:
                 w, h = im.size
                 if w * h > MAX_PIXELS:
-                    raise ImageError(f"{path}: {w}x{h} is over the 200 MP limit")
+                    raise ImageError(f"{path}: {w}x{h} is over the 200 MP limit", "too-large")
                 if w * h < MIN_PIXELS:
-                    raise ImageError(f"{path}: {w}x{h} is too small to hold a tile")
+                    raise ImageError(f"{path}: {w}x{h} is too small to hold a tile", "too-small")
+                turned = im.getexif().get(0x0112, 1) in (5, 6, 7, 8)
+                if max_side and max(w, h) > max_side and im.format == "JPEG":
+                    s = max_side / max(w, h)
+                    im.draft("RGB", (math.ceil(w * s), math.ceil(h * s)))
                 im = ImageOps.exif_transpose(im)
                 im = im.convert("RGB")
-                return np.asarray(im).copy()
+                arr = np.asarray(im)
     except ImageError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise ImageError(f"{path}: over the 200 MP limit") from None
+        raise ImageError(f"{path}: over the 200 MP limit", "too-large") from None
     except UnidentifiedImageError:
         ext = os.path.splitext(path)[1].lower()
         hint = " (HEIC needs pillow-heif)" if ext in (".heic", ".heif") else ""
-        raise ImageError(f"{path}: not a picture mjcam can read{hint}") from None
+        raise ImageError(f"{path}: not a picture mjcam can read{hint}", "not-an-image") from None
     except (OSError, SyntaxError, ValueError) as e:
         raise ImageError(f"{path}: corrupt or truncated picture ({e})") from None
     except MemoryError:
-        raise ImageError(f"{path}: too large to load") from None
+        raise ImageError(f"{path}: too large to load", "too-large") from None
+    full = (h, w) if turned else (w, h)
+    if max_side and max(arr.shape[:2]) > max_side:
+        import cv2
+
+        s = max_side / max(arr.shape[:2])
+        arr = cv2.resize(arr, (max(1, round(arr.shape[1] * s)), max(1, round(arr.shape[0] * s))),
+                         interpolation=cv2.INTER_AREA)
+    else:
+        arr = arr.copy()
+    return arr, full

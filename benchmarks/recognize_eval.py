@@ -1,0 +1,216 @@
+"""Photo-to-hand evaluation: mjcam and the peer (PyPI ``mahjong-detector``) on the same photos.
+
+    pip install '.[bench]'
+    python benchmarks/recognize_eval.py --data ../shared/data [--limit N] [--timing 20]
+
+Photos: the HK photos of the Roboflow *valid* split (``IMG_27*``, a Japanese set, and
+``Screenshot*`` left out); neither of mjcam's models trained or tuned on them.
+
+Printed per system:
+- detection recall and precision at IoU 0.5. A detection that matches no labelled tile and
+  overlaps none (IoU < 0.1) may be one of the unlabelled background tiles some photos show: those
+  are counted apart, and precision is printed both counting them as wrong (strict) and not;
+- end-to-end tile accuracy: labelled tiles found *and* read right, over all labelled tiles;
+- flowers and seasons: the same over the labelled bonus tiles (the peer has no such classes);
+- single-row hands read exactly: photos whose labelled tiles form one row, read as exactly
+  the same codes in the same order;
+- time per photo (each system in its own process, models loaded once, loading the file
+  included) at the photos' 640x640 and on 12 MP upscaled copies, and each process's peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+PEER_CODES = {"chun": "Rd", "haku": "Wd", "hatsu": "Gd", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
+
+
+# ---------------------------------------------------------------- workers (one process per system)
+
+def run_mjcam(paths: list[str]) -> list[dict]:
+    from vision.recognize import Recognizer
+
+    rec = Recognizer()
+    out = []
+    for p in paths:
+        r = rec(p)
+        out.append({"boxes": [t.box for t in r.tiles], "codes": [t.code for t in r.tiles],
+                    "scores": [t.detection * t.confidence for t in r.tiles]})
+    return out
+
+
+def run_peer(paths: list[str]) -> list[dict]:
+    from PIL import Image
+    from mahjong_detector.predict import CLASS_NAMES, predict
+    from mahjong_detector.preprocess import preprocess_image
+
+    out = []
+    for p in paths:
+        with Image.open(p) as im:
+            img, pad = preprocess_image(im)
+            dets = predict(img, pad)
+        dets.sort(key=lambda d: d.x1)
+        out.append({"boxes": [(d.x1, d.y1, d.x2, d.y2) for d in dets],
+                    "codes": [PEER_CODES.get(CLASS_NAMES[d.class_id], CLASS_NAMES[d.class_id]) for d in dets],
+                    "scores": [d.confidence for d in dets]})
+    return out
+
+
+def worker(system: str, listfile: str) -> None:
+    paths = open(listfile).read().split("\n")
+    t0 = time.perf_counter()
+    preds = (run_mjcam if system == "mjcam" else run_peer)(paths)
+    dt = time.perf_counter() - t0
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"preds": preds, "seconds": dt, "peak_mb": peak_mb}))
+
+
+def launch(system: str, paths: list[str]) -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
+        fh.write("\n".join(paths))
+    try:
+        res = subprocess.run([sys.executable, __file__, "--worker", system, fh.name], capture_output=True,
+                             text=True, cwd=ROOT)
+    finally:
+        os.unlink(fh.name)
+    if res.returncode:
+        raise SystemExit(f"{system} worker failed:\n{res.stderr[-2000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------- scoring the predictions
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def assess(records, preds) -> dict:
+    from vision.group import TileObs, reading_order
+
+    found = truths = dets = apart = right = bonus = bonus_right = 0
+    rows_total = rows_exact = 0
+    for rec, pr in zip(records, preds):
+        truth = [(b.box, b.code) for b in rec.boxes]
+        truths += len(truth)
+        order = sorted(range(len(pr["boxes"])), key=lambda i: -pr["scores"][i])
+        used = [False] * len(truth)
+        dets += len(order)
+        for i in order:
+            box = pr["boxes"][i]
+            ious = [0.0 if used[j] else _iou(box, t[0]) for j, t in enumerate(truth)]
+            j = max(range(len(truth)), key=lambda k: ious[k]) if truth else -1
+            if j >= 0 and ious[j] >= 0.5:
+                used[j] = True
+                found += 1
+                ok = pr["codes"][i] == truth[j][1]
+                right += ok
+                if truth[j][1][0] in "FS" and truth[j][1][1:] in "1234" and len(truth[j][1]) == 2:
+                    bonus_right += ok
+            elif all(_iou(box, t[0]) < 0.1 for t in truth):
+                apart += 1
+        bonus += sum(1 for _, c in truth if len(c) == 2 and c[0] in "FS" and c[1] in "1234")
+        rows = reading_order([TileObs(t[0], t[1]) for t in truth])
+        if len(rows) == 1 and len(truth) >= 5:
+            rows_total += 1
+            want = [truth[i][1] for i in rows[0]]
+            if pr["boxes"]:
+                got_rows = reading_order([TileObs(tuple(b), c) for b, c in zip(pr["boxes"], pr["codes"])])
+                got = [pr["codes"][i] for r in got_rows for i in r]
+            else:
+                got = []
+            rows_exact += got == want
+    fp = dets - found
+    return {"recall": found / max(1, truths), "precision_strict": found / max(1, dets),
+            "precision": found / max(1, dets - apart), "background": apart, "false": fp - apart,
+            "accuracy": right / max(1, truths), "read_right_of_found": right / max(1, found),
+            "bonus": bonus_right / max(1, bonus), "bonus_n": bonus, "rows_exact": rows_exact / max(1, rows_total),
+            "rows_n": rows_total, "truths": truths}
+
+
+def upscaled(paths: list[str], folder: str) -> list[str]:
+    from PIL import Image
+
+    out = []
+    for p in paths:
+        with Image.open(p) as im:
+            w, h = 4000, 3000  # a 12 MP phone photo (the 640x640 copies were stretched square)
+            big = im.convert("RGB").resize((w, h), Image.BICUBIC)
+            q = os.path.join(folder, os.path.basename(p).rsplit(".", 1)[0] + ".jpg")
+            big.save(q, quality=92)
+            out.append(q)
+    return out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
+    ap.add_argument("--limit", type=int, default=0, help="only the first N photos")
+    ap.add_argument("--timing", type=int, default=20, help="photos for the 12 MP timing")
+    ap.add_argument("--worker", nargs=2, metavar=("SYSTEM", "LIST"), help=argparse.SUPPRESS)
+    ap.add_argument("--json", metavar="FILE", help="also write the figures here")
+    args = ap.parse_args(argv)
+    if args.worker:
+        worker(*args.worker)
+        return
+    from datasets.readers import read_yolo
+
+    recs = [r for r in read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "valid")
+            if not os.path.basename(r.path).startswith(("IMG_27", "Screenshot"))]
+    if args.limit:
+        recs = recs[:args.limit]
+    paths = [r.path for r in recs]
+    print(f"{len(recs)} HK photos of the valid split, {sum(len(r.boxes) for r in recs)} labelled tiles")
+    figures = {}
+    for system in ("mjcam", "peer"):
+        res = launch(system, paths)
+        m = assess(recs, res["preds"])
+        m["s_per_photo_640"] = res["seconds"] / len(paths)
+        m["peak_mb_640"] = res["peak_mb"]
+        figures[system] = m
+    with tempfile.TemporaryDirectory() as tmp:
+        big = upscaled(paths[:args.timing], tmp)
+        for system in ("mjcam", "peer"):
+            res = launch(system, big)
+            figures[system]["s_per_photo_12mp"] = res["seconds"] / len(big)
+            figures[system]["peak_mb_12mp"] = res["peak_mb"]
+    print(f"\n{'':<34}{'mjcam':>12}{'peer':>12}{'target':>10}")
+    rows = [("detection recall @0.5", "recall", "{:.1%}", "99%"),
+            ("precision (background apart)", "precision", "{:.1%}", "98%"),
+            ("precision (strict)", "precision_strict", "{:.1%}", ""),
+            ("  unlabelled-background hits", "background", "{}", ""),
+            ("  false detections", "false", "{}", ""),
+            ("tile accuracy (end to end)", "accuracy", "{:.1%}", "98%"),
+            ("  read right, of tiles found", "read_right_of_found", "{:.1%}", ""),
+            ("flowers and seasons", "bonus", "{:.1%}", "97%"),
+            ("single-row hands read exactly", "rows_exact", "{:.1%}", "90%"),
+            ("s per photo, 640x640", "s_per_photo_640", "{:.3f}", ""),
+            ("s per photo, 12 MP", "s_per_photo_12mp", "{:.3f}", "<= peer"),
+            ("peak MB, 640x640 run", "peak_mb_640", "{:.0f}", "500"),
+            ("peak MB, 12 MP run", "peak_mb_12mp", "{:.0f}", "500")]
+    for name, key, fmt, target in rows:
+        print(f"{name:<34}{fmt.format(figures['mjcam'][key]):>12}{fmt.format(figures['peer'][key]):>12}{target:>10}")
+    m, p = figures["mjcam"], figures["peer"]
+    print(f"\nflowers/seasons: {m['bonus_n']} labelled; single-row photos: {m['rows_n']}")
+    print(f"ratios mjcam/peer: accuracy {m['accuracy'] / max(1e-9, p['accuracy']):.2f}x, "
+          f"time at 12 MP {m['s_per_photo_12mp'] / max(1e-9, p['s_per_photo_12mp']):.2f}x")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(figures, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()

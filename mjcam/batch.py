@@ -1,0 +1,412 @@
+"""``mjcam batch``: read and score folders of saved photos — resumable, lossless, parallel.
+
+- Folders are walked recursively for pictures (:data:`SUPPORTED`); files named directly are
+  always tried, so a bad one is recorded, not skipped.
+- One record per photo, appended as soon as it is done: JSON Lines and CSV get one whole line
+  per record, flushed and synced; SQLite one transaction per record. A run killed at any moment
+  loses at most the photos in flight; a torn last line (a kill in the middle of a write) is cut
+  off on the next run.
+- A re-run skips every photo whose content (SHA-256) is already recorded; a photo whose content
+  was already read under another name in the same run is recorded as a duplicate.
+- ``--workers N`` runs N local processes, each loading the models once; ``--dask ADDRESS`` (or
+  ``local``) sends the same work to a Dask distributed cluster. Records are written by this
+  process only, so output is the same whichever runs the work.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import html
+import io
+import json
+import os
+import sqlite3
+import sys
+import time
+from dataclasses import dataclass
+
+SUPPORTED = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
+CSV_FIELDS = ["path", "hash", "status", "hand", "needs_person", "legal", "fan", "points", "rules",
+              "error_kind", "error", "duplicate_of", "tiles", "detail"]
+
+
+class BatchError(Exception):
+    """A batch run that cannot start (bad paths, bad output file): exit 2 with one line."""
+
+
+# ---------------------------------------------------------------- finding and hashing photos
+
+def find_photos(paths: list[str]) -> list[str]:
+    out, seen = [], set()
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs.sort()
+                for name in sorted(files):
+                    if name.lower().endswith(SUPPORTED):
+                        out.append(os.path.join(root, name))
+        elif os.path.exists(p):
+            out.append(p)
+        else:
+            raise BatchError(f"{p}: no such file or folder")
+    return [p for p in out if not (p in seen or seen.add(p))]
+
+
+def content_hash(path: str) -> str | None:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------- the work on one photo
+
+@dataclass(frozen=True)
+class Options:
+    rules: str = "hk-old-style"
+    house: tuple = ()  # (key, value) pairs for scoring.score
+    situation: tuple = ()
+
+
+def process(path: str, digest: str | None, options: Options) -> dict:
+    """One photo's record (never raises for a bad photo: the error is the record)."""
+    from scoring import score
+    from vision.io import ImageError
+    from vision.recognize import default_recognizer
+
+    base = {"path": path, "hash": digest}
+    try:
+        rec = default_recognizer()(path)
+    except ImageError as e:
+        return {**base, "status": "error", "needs_person": True, "error": {"kind": e.kind, "message": str(e)}}
+    except Exception as e:  # a fault of ours must not stop the run: it is recorded and counted
+        return {**base, "status": "error", "needs_person": True,
+                "error": {"kind": "internal", "message": f"{type(e).__name__}: {e}"}}
+    d = rec.to_json()
+    record = {**base, "image": {"width": rec.width, "height": rec.height}, "tiles": d["tiles"],
+              "groups": d["groups"], "hand": rec.hand, "needs_confirmation": rec.needs_confirmation,
+              "notes": rec.notes, "legal": None, "score": None, "error": None}
+    if rec.hand:
+        try:
+            result = score(rec.hand, options.rules, **dict(options.house), **dict(options.situation))
+            record["score"] = result.to_json()
+            record["legal"] = result.legal
+        except Exception as e:  # noqa: BLE001  (recorded, not fatal)
+            record["error"] = {"kind": "score", "message": f"{type(e).__name__}: {e}"}
+    record["status"] = "no-hand" if not rec.hand else "scored" if record["legal"] else "not-a-win"
+    record["needs_person"] = bool(rec.needs_confirmation) or not record["legal"]
+    return record
+
+
+_options: Options | None = None
+
+
+def _init(options: Options) -> None:
+    global _options
+    _options = options
+
+
+def _work(job: tuple[str, str | None]) -> dict:
+    return process(job[0], job[1], _options)
+
+
+# ---------------------------------------------------------------- outputs
+
+class _LineOut:
+    """Append-only text output of whole lines, each flushed and synced."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._cut_torn_tail()
+        self.fh = open(path, "a", encoding="utf-8", newline="")
+
+    def _cut_torn_tail(self) -> None:
+        if not os.path.exists(self.path):
+            return
+        with open(self.path, "rb+") as fh:
+            data = fh.read()
+            if data and not data.endswith(b"\n"):
+                fh.truncate(data.rfind(b"\n") + 1)
+
+    def _append(self, text: str) -> None:
+        self.fh.write(text)
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+class JsonlOut(_LineOut):
+    def records(self) -> list[dict]:
+        out = []
+        with open(self.path, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                if line.strip():
+                    try:
+                        out.append(json.loads(line))
+                    except ValueError:
+                        raise BatchError(f"{self.path}:{n}: not a mjcam batch record") from None
+        return out
+
+    def write(self, record: dict) -> None:
+        self._append(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+class CsvOut(_LineOut):
+    def __init__(self, path: str):
+        fresh = not os.path.exists(path) or os.path.getsize(path) == 0
+        super().__init__(path)
+        if fresh:
+            self._append(",".join(CSV_FIELDS) + "\n")
+
+    def records(self) -> list[dict]:
+        with open(self.path, encoding="utf-8", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        if rows and set(rows[0]) != set(CSV_FIELDS):
+            raise BatchError(f"{self.path}: not a mjcam batch CSV")
+        out = []
+        for r in rows:
+            rec = {"path": r["path"], "hash": r["hash"] or None, "status": r["status"], "hand": r["hand"] or None,
+                   "needs_person": r["needs_person"] == "1", "duplicate_of": r["duplicate_of"] or None}
+            rec.update(json.loads(r["detail"] or "{}"))
+            out.append(rec)
+        return out
+
+    def write(self, record: dict) -> None:
+        sc = record.get("score") or {}
+        err = record.get("error") or {}
+        row = {"path": record["path"], "hash": record.get("hash") or "", "status": record["status"],
+               "hand": record.get("hand") or "", "needs_person": int(bool(record.get("needs_person"))),
+               "legal": "" if record.get("legal") is None else int(record["legal"]),
+               "fan": sc.get("fan", ""), "points": sc.get("points", ""), "rules": sc.get("rules", ""),
+               "error_kind": err.get("kind", ""), "error": err.get("message", ""),
+               "duplicate_of": record.get("duplicate_of") or "",
+               "tiles": " ".join(f"{t['code']}:{t['confidence']:.2f}" for t in record.get("tiles", [])),
+               "detail": json.dumps({k: record[k] for k in ("image", "tiles", "groups", "needs_confirmation",
+                                                             "legal", "error") if k in record})}
+        buf = io.StringIO()
+        csv.DictWriter(buf, CSV_FIELDS, lineterminator="\n").writerow(row)
+        self._append(buf.getvalue())
+
+
+class SqliteOut:
+    """One row per photo; each record its own transaction (WAL journal)."""
+
+    SCHEMA = """CREATE TABLE IF NOT EXISTS photos (
+        id INTEGER PRIMARY KEY, path TEXT NOT NULL, hash TEXT, status TEXT NOT NULL, hand TEXT,
+        needs_person INTEGER NOT NULL, legal INTEGER, fan INTEGER, points INTEGER, record TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS photos_hash ON photos(hash);"""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            self.db = sqlite3.connect(path, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.executescript(self.SCHEMA)
+        except sqlite3.DatabaseError as e:
+            raise BatchError(f"{path}: not a usable SQLite file ({e})") from None
+
+    def records(self) -> list[dict]:
+        return [json.loads(r[0]) for r in self.db.execute("SELECT record FROM photos ORDER BY id")]
+
+    def write(self, record: dict) -> None:
+        sc = record.get("score") or {}
+        legal = record.get("legal")
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("INSERT INTO photos (path, hash, status, hand, needs_person, legal, fan, points, record) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (record["path"], record.get("hash"), record["status"], record.get("hand"),
+                             int(bool(record.get("needs_person"))), None if legal is None else int(legal),
+                             sc.get("fan"), sc.get("points"), json.dumps(record, ensure_ascii=False)))
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def open_output(path: str):
+    low = path.lower()
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise BatchError(f"{path}: no such folder {folder}")
+    if low.endswith(".jsonl"):
+        return JsonlOut(path)
+    if low.endswith(".csv"):
+        return CsvOut(path)
+    if low.endswith((".sqlite", ".sqlite3", ".db")):
+        return SqliteOut(path)
+    raise BatchError(f"{path}: --out must end in .jsonl, .csv or .sqlite")
+
+
+# ---------------------------------------------------------------- progress
+
+class Progress:
+    """A bar with rate and time left on a terminal; plain lines otherwise."""
+
+    def __init__(self, total: int, stream=None):
+        self.total, self.done, self.t0 = total, 0, time.monotonic()
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+
+    def step(self, record: dict) -> None:
+        self.done += 1
+        dt = time.monotonic() - self.t0
+        rate = self.done / dt if dt > 0 else 0.0
+        left = (self.total - self.done) / rate if rate > 0 else 0.0
+        if self.tty:
+            width = 30
+            fill = int(width * self.done / max(1, self.total))
+            print(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} "
+                  f"{rate * 3600:,.0f} photos/h, {left:,.0f} s left ", end="", file=self.stream, flush=True)
+            if self.done == self.total:
+                print(file=self.stream)
+        else:
+            print(f"{self.done}/{self.total} {record['status']}: {record['path']}", file=self.stream, flush=True)
+
+
+# ---------------------------------------------------------------- the run
+
+@dataclass
+class Summary:
+    found: int = 0
+    skipped: int = 0  # already recorded by an earlier run
+    read: int = 0
+    scored: int = 0
+    needs_person: int = 0
+    failed: int = 0
+    duplicates: int = 0
+
+    def line(self) -> str:
+        return (f"{self.found} photos: {self.skipped} already recorded, {self.read} read, {self.scored} scored, "
+                f"{self.needs_person} need a person, {self.failed} failed, {self.duplicates} duplicates")
+
+
+def _results(jobs, options: Options, workers: int, dask: str | None):
+    """Records as the photos finish, whichever runs them."""
+    if dask:
+        from dask.distributed import Client, LocalCluster, as_completed
+
+        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
+                               dashboard_address=None) if dask == "local" else None
+        try:
+            client = Client(cluster if cluster else dask)
+        except (OSError, ValueError) as e:
+            raise BatchError(f"cannot reach the Dask scheduler {dask}: {e}") from None
+        try:
+            futures = client.map(process, [j[0] for j in jobs], [j[1] for j in jobs], options=options, pure=False)
+            for fut in as_completed(futures):
+                yield fut.result()
+        finally:
+            client.close()
+            if cluster:
+                cluster.close()
+    elif workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers, initializer=_init, initargs=(options,)) as pool:
+            yield from pool.imap_unordered(_work, jobs)
+    else:
+        for path, digest in jobs:
+            yield process(path, digest, options)
+
+
+def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: str | None = None,
+        progress=None) -> Summary:
+    photos = find_photos(paths)
+    output = open_output(out)
+    try:
+        done = {r.get("hash") for r in output.records() if r.get("hash")}
+        summary = Summary(found=len(photos))
+        jobs, first = [], {}
+        for p in photos:
+            digest = content_hash(p)
+            if digest and digest in done:
+                summary.skipped += 1
+                continue
+            if digest and digest in first:
+                output.write({"path": p, "hash": digest, "status": "duplicate", "duplicate_of": first[digest],
+                              "needs_person": False})
+                summary.duplicates += 1
+                continue
+            if digest:
+                first[digest] = p
+            jobs.append((p, digest))
+        bar = progress if progress is not None else Progress(len(jobs))
+        for record in _results(jobs, options, workers, dask):
+            output.write(record)
+            summary.read += record["status"] != "error"
+            summary.failed += record["status"] == "error"
+            summary.scored += record["status"] == "scored"
+            summary.needs_person += bool(record.get("needs_person")) and record["status"] != "error"
+            bar.step(record)
+    finally:
+        output.close()
+    return summary
+
+
+# ---------------------------------------------------------------- the review page
+
+def _thumbnail(record: dict, width: int = 560) -> str | None:
+    """The annotated photo as a data: URL, or None when it can no longer be read."""
+    import cv2
+
+    from vision.annotate import annotate
+    from vision.io import ImageError, load_photo
+    from vision.recognize import Recognition
+
+    try:
+        image, _ = load_photo(record["path"], max_side=max(width, 800))
+    except ImageError:
+        return None
+    img = annotate(image, Recognition.from_json(record))
+    s = width / img.shape[1]
+    if s < 1:
+        img = cv2.resize(img, (width, max(1, round(img.shape[0] * s))), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(img, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode() if ok else None
+
+
+def write_review(out: str, review: str) -> int:
+    """A self-contained HTML page of every recorded photo that needs a person. Returns how many."""
+    from vision.recognize import Recognition
+
+    output = open_output(out)
+    try:
+        records = output.records()
+    finally:
+        output.close()
+    doubtful = [r for r in records if r.get("needs_person") and r["status"] != "error"]
+    failed = [r for r in records if r["status"] == "error"]
+    parts = ["<!doctype html><meta charset='utf-8'><title>mjcam: photos to check</title>",
+             "<style>body{font:15px system-ui,sans-serif;margin:1.5em;background:#f6f5f2}"
+             "figure{display:inline-block;vertical-align:top;margin:.6em;padding:.6em;background:#fff;"
+             "border-radius:8px;box-shadow:0 1px 3px #0003;max-width:580px}img{max-width:100%}"
+             "code{font-size:14px}.why{color:#a00}</style>",
+             f"<h1>Photos to check ({len(doubtful)})</h1>"]
+    for r in doubtful:
+        thumb = _thumbnail(r)
+        rec = Recognition.from_json(r)
+        why = [f"check {d}" for d in rec.doubts()]
+        if r["status"] == "no-hand":
+            why.append("no complete hand could be written")
+        elif r["status"] == "not-a-win":
+            why.append("the proposed hand is not a legal win under the rules")
+        img = f"<img src='{thumb}' alt='annotated photo'>" if thumb else "<p class='why'>photo no longer readable</p>"
+        items = "".join(f"<li>{html.escape(w)}</li>" for w in why)
+        parts.append(f"<figure>{img}<figcaption><b>{html.escape(r['path'])}</b><br>proposed: "
+                     f"<code>{html.escape(r.get('hand') or '-')}</code><ul class='why'>{items}</ul></figcaption></figure>")
+    if failed:
+        parts.append(f"<h2>Could not be read ({len(failed)})</h2><ul>")
+        parts += [f"<li>{html.escape(r['path'])}: {html.escape((r.get('error') or {}).get('message', ''))}</li>"
+                  for r in failed]
+        parts.append("</ul>")
+    with open(review, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(parts))
+    return len(doubtful)

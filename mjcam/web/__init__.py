@@ -1,0 +1,1 @@
+"""The table web app (`mjcam serve`)."""

@@ -1,0 +1,170 @@
+"""`mjcam batch`: the records of a mixed folder, the three output kinds, resuming after kill -9,
+local worker processes and a Dask LocalCluster giving the same output, the review page."""
+
+import csv
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mjcam.batch import Options, Progress, find_photos, run, write_review
+from mjcam.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLES = os.path.join(ROOT, "samples")
+
+
+@pytest.fixture
+def folder(tmp_path):
+    d = tmp_path / "photos"
+    (d / "night").mkdir(parents=True)
+    for name in ("hand-honours.jpg", "hand-pungs.jpg"):
+        shutil.copy(os.path.join(SAMPLES, name), d / name)
+    shutil.copy(os.path.join(SAMPLES, "hand-honours.jpg"), d / "night" / "same-again.JPG")  # a duplicate
+    good = open(os.path.join(SAMPLES, "hand-bonus.jpg"), "rb").read()
+    (d / "night" / "cut.jpg").write_bytes(good[:len(good) // 3])  # corrupt
+    (d / "night" / "list.jpg").write_text("eggs, milk, tiles\n")  # a text file named .jpg
+    (d / "night" / "notes.txt").write_text("not a photo, not looked at\n")
+    return d
+
+
+def _by_name(records):
+    return {os.path.basename(r["path"]): r for r in records}
+
+
+def _quiet():
+    class Null:
+        def step(self, record):
+            pass
+    return Null()
+
+
+def test_find_photos_walks_folders_and_keeps_named_files(folder):
+    found = [os.path.relpath(p, folder) for p in find_photos([str(folder)])]
+    assert found == ["hand-honours.jpg", "hand-pungs.jpg", "night/cut.jpg", "night/list.jpg", "night/same-again.JPG"]
+    assert find_photos([str(folder / "night" / "notes.txt")]) == [str(folder / "night" / "notes.txt")]
+
+
+def test_mixed_folder_gives_the_right_records(folder, tmp_path):
+    out = tmp_path / "run.jsonl"
+    s = run([str(folder)], str(out), Options(), progress=_quiet())
+    recs = _by_name(json.loads(line) for line in out.read_text().splitlines())
+    assert set(recs) == {"hand-honours.jpg", "hand-pungs.jpg", "cut.jpg", "list.jpg", "same-again.JPG"}
+    assert recs["cut.jpg"]["status"] == "error" and recs["cut.jpg"]["error"]["kind"] == "corrupt"
+    assert recs["list.jpg"]["error"]["kind"] == "not-an-image"
+    dup = recs["same-again.JPG"]
+    assert dup["status"] == "duplicate" and dup["duplicate_of"].endswith("hand-honours.jpg")
+    good = recs["hand-honours.jpg"]
+    assert good["status"] == "scored" and good["legal"] and good["score"]["limit"]
+    assert good["hand"] == "19m 19p 119s E S W Rd Gd Wd +N" and len(good["hash"]) == 64
+    assert all({"code", "confidence", "box"} <= set(t) for t in good["tiles"])
+    assert (s.found, s.read, s.failed, s.duplicates, s.skipped) == (5, 2, 2, 1, 0)
+    again = run([str(folder)], str(out), Options(), progress=_quiet())  # a re-run skips them all
+    assert (again.skipped, again.read, again.failed) == (5, 0, 0)
+    assert len(out.read_text().splitlines()) == 5
+
+
+@pytest.mark.parametrize("ext", ["csv", "sqlite"])
+def test_csv_and_sqlite_outputs(folder, tmp_path, ext):
+    out = tmp_path / f"run.{ext}"
+    run([str(folder)], str(out), Options(rules="hk-new-style"), progress=_quiet())
+    if ext == "csv":
+        rows = list(csv.DictReader(open(out, newline="")))
+        statuses = {os.path.basename(r["path"]): r["status"] for r in rows}
+        honours = next(r for r in rows if r["path"].endswith("hand-honours.jpg"))
+        assert honours["rules"] == "hk-new-style" and honours["legal"] == "1" and honours["tiles"].startswith("1s:")
+    else:
+        db = sqlite3.connect(out)
+        statuses = {os.path.basename(p): s for p, s in db.execute("SELECT path, status FROM photos")}
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert statuses["cut.jpg"] == "error" and statuses["same-again.JPG"] == "duplicate"
+    assert statuses["hand-honours.jpg"] == "scored"
+    assert run([str(folder)], str(out), Options(), progress=_quiet()).skipped == 5
+
+
+def test_a_torn_last_line_is_cut_off_on_resume(folder, tmp_path):
+    out = tmp_path / "run.jsonl"
+    run([str(folder / "hand-pungs.jpg")], str(out), Options(), progress=_quiet())
+    with open(out, "a") as fh:
+        fh.write('{"path": "half a rec')  # killed in the middle of a write
+    run([str(folder)], str(out), Options(), progress=_quiet())
+    lines = out.read_text().splitlines()
+    assert len(lines) == 5 and all(json.loads(x) for x in lines)
+
+
+def test_killed_run_resumes_with_each_photo_exactly_once(tmp_path):
+    photos = tmp_path / "many"
+    photos.mkdir()
+    for i in range(8):  # eight different photos: the sample re-encoded at different qualities
+        from PIL import Image
+
+        Image.open(os.path.join(SAMPLES, "hand-pungs.jpg")).save(photos / f"p{i}.jpg", quality=60 + 4 * i)
+    out = tmp_path / "run.jsonl"
+    cmd = [sys.executable, "-m", "mjcam", "batch", str(photos), "--out", str(out)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 2):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    first = len(out.read_text().splitlines())
+    assert 2 <= first < 8
+    assert subprocess.run(cmd, cwd=ROOT, capture_output=True).returncode == 0
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert sorted(os.path.basename(r["path"]) for r in recs) == [f"p{i}.jpg" for i in range(8)]
+    assert len({r["hash"] for r in recs}) == 8
+
+
+def _comparable(path):
+    recs = [json.loads(x) for x in open(path).read().splitlines()]
+    return sorted((os.path.basename(r["path"]), r["status"], r.get("hand"), r.get("hash")) for r in recs)
+
+
+def test_two_local_workers_and_a_dask_local_cluster_give_the_same_output(folder, tmp_path):
+    pytest.importorskip("dask.distributed")
+    one, two, dask = tmp_path / "one.jsonl", tmp_path / "two.jsonl", tmp_path / "dask.jsonl"
+    run([str(folder)], str(one), Options(), progress=_quiet())
+    run([str(folder)], str(two), Options(), workers=2, progress=_quiet())
+    run([str(folder)], str(dask), Options(), workers=2, dask="local", progress=_quiet())
+    assert _comparable(one) == _comparable(two) == _comparable(dask)
+
+
+def test_review_page_lists_the_doubtful_and_the_failed(folder, tmp_path):
+    out, page = tmp_path / "run.jsonl", tmp_path / "review.html"
+    run([str(folder)], str(out), Options(), progress=_quiet())
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    n = write_review(str(out), str(page))
+    text = page.read_text()
+    doubtful = [r for r in recs if r.get("needs_person") and r["status"] != "error"]
+    assert n == len(doubtful)
+    assert text.count("<figure>") == n and text.count("data:image/jpeg;base64,") == n
+    assert "Could not be read (2)" in text and "list.jpg" in text
+    assert "src='http" not in text and "<link" not in text and "<script" not in text  # self-contained
+
+
+def test_batch_cli(folder, tmp_path, capsys):
+    out = tmp_path / "run.sqlite"
+    assert main(["batch", str(folder), "--out", str(out), "--review", str(tmp_path / "r.html"), "--seat", "S"]) == 0
+    err = capsys.readouterr().err
+    assert "5 photos: 0 already recorded, 2 read" in err and "review page" in err
+    assert main(["batch", str(folder), "--out", str(tmp_path / "run.txt")]) == 2
+    assert "must end in .jsonl, .csv or .sqlite" in capsys.readouterr().err
+    assert main(["batch", str(tmp_path / "nowhere"), "--out", str(out)]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    assert main(["batch", str(folder), "--out", str(out), "--workers", "0"]) == 2
+
+
+def test_progress_plain_lines_when_not_a_terminal(capsys):
+    import io
+
+    buf = io.StringIO()
+    p = Progress(2, buf)
+    p.step({"status": "scored", "path": "a.jpg"})
+    p.step({"status": "error", "path": "b.jpg"})
+    assert buf.getvalue() == "1/2 scored: a.jpg\n2/2 error: b.jpg\n"

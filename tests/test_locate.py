@@ -1,0 +1,106 @@
+"""The tile-region stages of vision.locate, each alone: decoding, suppression, the two proposers."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from vision.classify import ModelError
+from vision.locate import (DEFAULT_DETECTOR, ContourProposer, LearnedProposer, decode, fit, letterbox_photo,
+                           suppress)
+
+
+def _maps(centres, sizes, shape=(24, 32), stride=4):
+    heat = np.zeros(shape, np.float32)
+    size = np.zeros((2,) + shape, np.float32)
+    off = np.zeros((2,) + shape, np.float32)
+    for (cx, cy), (w, h) in zip(centres, sizes):
+        ix, iy = int(cx / stride), int(cy / stride)
+        heat[iy, ix] = 0.9
+        if ix + 1 < shape[1]:
+            heat[iy, ix + 1] = 0.5  # a shoulder of the same peak: not a second tile
+        size[:, iy, ix] = np.log([w / stride, h / stride])
+        off[:, iy, ix] = (cx / stride - ix, cy / stride - iy)
+    return heat, size, off
+
+
+def test_decode_finds_each_peak_once_with_its_box():
+    heat, size, off = _maps([(41.0, 30.0), (90.0, 50.0)], [(20, 28), (28, 20)])
+    boxes, scores = decode(heat, size, off, 4, threshold=0.3)
+    assert len(boxes) == 2 and np.allclose(scores, 0.9)
+    got = sorted(map(tuple, np.round(boxes, 3)))
+    assert got == [(31.0, 16.0, 51.0, 44.0), (76.0, 40.0, 104.0, 60.0)]
+
+
+def test_decode_threshold_and_empty():
+    heat, size, off = _maps([(41.0, 30.0)], [(20, 28)])
+    assert len(decode(heat, size, off, 4, threshold=0.95)[0]) == 0
+    boxes, scores = decode(np.zeros((8, 8), np.float32), np.zeros((2, 8, 8)), np.zeros((2, 8, 8)), 4)
+    assert boxes.shape == (0, 4) and scores.shape == (0,)
+
+
+def test_suppress_keeps_the_best_of_overlapping_boxes():
+    boxes = [(0, 0, 10, 14), (1, 0, 11, 14), (30, 0, 40, 14)]
+    assert suppress(boxes, [0.5, 0.9, 0.4]) == [1, 2]
+    assert suppress([], []) == []
+
+
+def test_letterbox_photo_keeps_aspect_and_pads_to_32():
+    img = np.full((300, 400, 3), 200, np.uint8)
+    out, s = letterbox_photo(img, 384)
+    assert s == pytest.approx(0.96) and out.shape == (288, 384, 3)
+    assert (out[:288, :384] == 200).all()
+    assert fit(100, 1000, 384) == (0.384, 64, 384)
+
+
+def test_learned_proposer_metadata_and_lazy_session():
+    p = LearnedProposer()
+    assert p._session is None
+    import onnxruntime as ort
+
+    meta = ort.InferenceSession(DEFAULT_DETECTOR, providers=["CPUExecutionProvider"]).get_modelmeta()
+    m = meta.custom_metadata_map
+    assert json.loads(m["kind"]) == "tile-detector" and json.loads(m["stride"]) == 4
+    assert p.side == json.loads(m["input_side"])
+
+
+def test_learned_proposer_missing_or_wrong_model(tmp_path):
+    with pytest.raises(ModelError, match="not found"):
+        LearnedProposer(str(tmp_path / "none.onnx")).session
+    from vision.classify import DEFAULT_MODEL
+
+    with pytest.raises(ModelError, match="no tile detector metadata"):
+        LearnedProposer(DEFAULT_MODEL).session
+
+
+def _tiles_on_felt():
+    """Five light tile faces on green felt, two of them touching."""
+    img = np.zeros((300, 500, 3), np.uint8)
+    img[:] = (40, 120, 60)
+    boxes = [(40, 100, 85, 160), (85, 100, 130, 160), (180, 100, 225, 160), (280, 100, 325, 160),
+             (380, 90, 440, 135)]
+    for x1, y1, x2, y2 in boxes:
+        img[y1:y2, x1:x2] = (235, 232, 220)
+        img[y1 + 15:y1 + 25, x1 + 10:x2 - 10] = (30, 30, 30)  # some ink
+    return img, boxes
+
+
+def test_contour_proposer_finds_light_faces_and_splits_touching_ones():
+    from datasets.crops import iou
+
+    img, boxes = _tiles_on_felt()
+    props = ContourProposer()(img)
+    assert all(p.source == "contour" for p in props)
+    for b in boxes:
+        assert max(iou(b, p.box) for p in props) > 0.6, b
+
+
+def test_learned_proposer_on_a_sample_photo_finds_its_tiles():
+    from vision.io import load_photo
+
+    sample = os.path.join(os.path.dirname(__file__), "..", "samples", "hand-honours.jpg")
+    image, _ = load_photo(sample, 1600)
+    props = LearnedProposer()(image)
+    keep = suppress([p.box for p in props], [p.score for p in props])
+    assert 13 <= len(keep) <= 16  # 14 tiles in a row

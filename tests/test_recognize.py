@@ -1,0 +1,185 @@
+"""From photo to hand: loading at reduced size, the whole pipeline on the sample photos,
+`mjcam recognize` and `mjcam photo` (accepting, correcting through stdin, bad files)."""
+
+import io
+import json
+import os
+
+import numpy as np
+import pytest
+
+from mjcam.cli import main
+from vision.io import ImageError, load_photo
+from vision.recognize import Recognition, TileRead, orientations, recognize
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
+HONOURS = os.path.join(SAMPLES, "hand-honours.jpg")
+PUNGS = os.path.join(SAMPLES, "hand-pungs.jpg")
+
+
+def test_load_photo_decodes_large_jpegs_small_and_reports_full_size(tmp_path):
+    from PIL import Image
+
+    p = tmp_path / "big.jpg"
+    Image.new("RGB", (4000, 3000), (10, 200, 30)).save(p, quality=80)
+    img, (w, h) = load_photo(str(p), 1600)
+    assert (w, h) == (4000, 3000) and max(img.shape[:2]) == 1600 and img.shape[2] == 3
+    assert abs(img[..., 1].mean() - 200) < 3
+
+
+def test_load_photo_full_size_follows_exif(tmp_path):
+    from PIL import Image
+
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    p = tmp_path / "turned.jpg"
+    Image.new("RGB", (3000, 2000), (200, 200, 200)).save(p, exif=exif)
+    img, (w, h) = load_photo(str(p), 1000)
+    assert (w, h) == (2000, 3000) and img.shape[:2] == (1000, 667)
+
+
+def test_orientations_are_relative_to_the_hand():
+    standing = [(0, 0, 30, 40), (30, 0, 60, 40), (60, 10, 100, 40)]
+    assert orientations(standing, ["1m", "2m", "3m"]) == (["upright", "upright", "sideways"], False)
+    lying = [(0, 0, 40, 30), (0, 30, 40, 60), (10, 60, 40, 100), (0, 100, 40, 130)]
+    assert orientations(lying, ["1m", "2m", "3m", "back"]) == (["upright", "upright", "sideways", "face-down"], True)
+
+
+def test_sample_photo_reads_to_its_hand():
+    rec = recognize(HONOURS)
+    assert [t.code for t in rec.tiles] == "1s 1s 9s 1m 9m 1p 9p Wd Rd Gd E S W N".split()
+    assert rec.hand == "19m 19p 119s E S W Rd Gd Wd +N"
+    assert (rec.width, rec.height) == (640, 640)
+    for t in rec.tiles:
+        x1, y1, x2, y2 = t.box
+        assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 640 and t.orientation == "upright"
+
+
+def test_recognize_an_array_gives_the_same_reading():
+    from vision.io import load_image
+
+    a, b = recognize(load_image(PUNGS)), recognize(PUNGS)
+    assert [t.code for t in a.tiles] == [t.code for t in b.tiles] and a.hand == b.hand
+
+
+def test_recognize_cli_json_follows_the_contract(capsys, tmp_path):
+    out = tmp_path / "seen.png"
+    assert main(["recognize", HONOURS, "--json", "--annotate", str(out)]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["image"] == {"path": HONOURS, "width": 640, "height": 640}
+    assert len(d["tiles"]) == 14 and d["hand"].endswith("+N")
+    t = d["tiles"][0]
+    assert set(t) >= {"code", "confidence", "box", "alternatives", "group", "orientation"}
+    assert len(t["box"]) == 4 and all(set(a) == {"code", "confidence"} for a in t["alternatives"])
+    assert all(set(g) >= {"tiles", "melded"} for g in d["groups"])
+    assert sorted(i for g in d["groups"] for i in g["tiles"]) == list(range(14))
+    assert all(0 <= i < 14 for i in d["needs_confirmation"])
+    from vision.io import load_image
+
+    assert load_image(str(out)).shape == (640, 640, 3)  # the annotated picture, at the photo's size
+
+
+def test_recognize_cli_several_photos_one_array(capsys, tmp_path):
+    assert main(["recognize", HONOURS, PUNGS, "--json", "--annotate", str(tmp_path / "ann")]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert [x["image"]["path"] for x in d] == [HONOURS, PUNGS]
+    assert sorted(os.listdir(tmp_path / "ann")) == ["hand-honours.annotated.jpg", "hand-pungs.annotated.jpg"]
+
+
+def test_recognize_cli_text(capsys):
+    assert main(["recognize", PUNGS]) == 0
+    out = capsys.readouterr().out
+    assert "proposed hand:" in out and "14 tiles" in out
+
+
+def _bad_files(tmp_path):
+    from PIL import Image
+
+    good = open(HONOURS, "rb").read()
+    files = {"empty.jpg": b"", "text.jpg": b"a shopping list, not a picture\n", "cut.jpg": good[:len(good) // 4]}
+    paths = {}
+    for name, data in files.items():
+        paths[name] = tmp_path / name
+        paths[name].write_bytes(data)
+    paths["huge.png"] = tmp_path / "huge.png"
+    Image.new("1", (15000, 14000)).save(paths["huge.png"])
+    paths["missing.jpg"] = tmp_path / "missing.jpg"
+    return paths
+
+
+@pytest.mark.parametrize("name, words", [("empty.jpg", "empty file"), ("text.jpg", "not a picture"),
+                                         ("cut.jpg", "corrupt or truncated"), ("huge.png", "200 MP"),
+                                         ("missing.jpg", "no such file")])
+def test_bad_files_exit_2_with_one_line(tmp_path, capsys, name, words):
+    p = str(_bad_files(tmp_path)[name])
+    for argv in (["recognize", p, "--json"], ["photo", p, "--yes"]):
+        assert main(argv) == 2
+        cap = capsys.readouterr()
+        assert words in cap.err and cap.err.count("\n") == 1 and "Traceback" not in cap.err
+        assert cap.out == ""
+
+
+def test_recognize_goes_on_after_a_bad_file(tmp_path, capsys):
+    bad = str(_bad_files(tmp_path)["text.jpg"])
+    assert main(["recognize", bad, HONOURS, "--json"]) == 2
+    d = json.loads(capsys.readouterr().out)
+    assert "error" in d[0] and len(d[1]["tiles"]) == 14
+
+
+def test_annotate_to_a_bad_place_is_refused(tmp_path, capsys):
+    assert main(["recognize", HONOURS, "--annotate", str(tmp_path / "no" / "such.png")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    assert main(["recognize", HONOURS, "--annotate", str(tmp_path / "out.txt")]) == 2
+    assert "must end in" in capsys.readouterr().err
+
+
+def test_photo_yes_scores_the_sample_end_to_end(capsys):
+    code = main(["photo", HONOURS, "--yes", "--json", "--discarder", "W", "--seat", "S"])
+    cap = capsys.readouterr()
+    d = json.loads(cap.out)
+    assert code == 0 and d["accepted"] and d["hand"] == d["recognition"]["hand"]
+    assert d["score"]["limit"] and "thirteen_orphans" in [p["id"] for p in d["score"]["patterns"]]
+    assert "proposed hand" in cap.err  # the human part goes to stderr under --json
+
+
+def test_photo_interactive_correction_is_asked_again_until_it_parses(capsys, monkeypatch):
+    answers = "123m 456m 789m EEE 5p 0p\n[666s] [888m] [777p] [GdGdGd] Rd +Rd\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(answers))
+    code = main(["photo", PUNGS, "--self-drawn"])
+    out = capsys.readouterr().out
+    assert "'0p' at position 23; try again" in out
+    assert code == 0 and "all pungs" in out.lower()
+
+
+def test_photo_interactive_enter_accepts(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
+    code = main(["photo", HONOURS, "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0 and d["accepted"] and d["score"]["limit"]
+
+
+def test_photo_without_an_answer_is_a_clear_error(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["photo", HONOURS]) == 2
+    assert "use --yes" in capsys.readouterr().err
+
+
+def test_layout_and_doubts_mark_the_tiles_to_check():
+    tiles = [TileRead(c, 0.99, (i * 10, 0, i * 10 + 9, 12)) for i, c in enumerate(["1m", "2m", "3m", "F1"])]
+    tiles[1] = TileRead("2m", 0.41, (10, 0, 19, 12), [("3m", 0.3), ("1m", 0.1)])
+    rec = Recognition("x.jpg", 40, 12, tiles, [{"tiles": [0, 1, 2], "melded": True, "kind": "chow"},
+                                               {"tiles": [3], "melded": False, "kind": "bonus"}], None, [1])
+    assert rec.layout() == "[1m 2m? 3m]  (F1)"
+    assert rec.doubts() == ["tile 2: 2m (41%; or 3m 30%, 1m 10%)"]
+    assert rec.to_json()["needs_confirmation"] == [1]
+
+
+def test_annotate_draws_boxes_and_flags():
+    from vision.annotate import FLAG, annotate
+
+    img = np.full((100, 200, 3), 90, np.uint8)
+    tiles = [TileRead("1m", 0.99, (20, 30, 50, 70), group=0), TileRead("2m", 0.3, (120, 30, 150, 70), group=0)]
+    rec = Recognition(None, 400, 200, tiles, [{"tiles": [0, 1], "melded": False, "kind": "concealed"}], None, [1])
+    out = annotate(img, rec)  # an image at half the photo's size: boxes scale with it
+    assert (img == 90).all() and out.shape == img.shape
+    assert tuple(out[35, 60]) == FLAG and tuple(out[35, 10]) != FLAG

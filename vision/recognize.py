@@ -1,0 +1,234 @@
+"""From a photo to a proposed hand: load, locate, classify, prune, group.
+
+>>> from vision.recognize import Recognition
+>>> Recognition("x.jpg", 10, 10, [], [], None, []).to_json()["tiles"]
+[]
+
+Each stage is a small class of its own (:class:`vision.locate.LearnedProposer`,
+:class:`vision.locate.ContourProposer`, :class:`vision.classify.TileClassifier`,
+:class:`vision.group.MeldGrouper`); :class:`Recognizer` strings them together and holds the
+models, so a process that reads many photos loads them once.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .classify import LOW_CONFIDENCE, TileClassifier
+from .group import MeldGrouper, TileObs
+from .io import load_photo
+from .labels import BACK, NOT_A_TILE
+from .locate import WORK_SIDE, ContourProposer, LearnedProposer, Proposal, suppress
+from .preprocess import SIDEWAYS_RATIO
+
+DROP_NOT_A_TILE = 0.5  # a proposal the classifier calls not-a-tile with at least this is dropped
+SURE_TILE = 0.6  # ... unless the detector is this sure it is a tile and the classifier not sure it is not
+SURE_NOT_A_TILE = 0.85
+
+
+@dataclass
+class TileRead:
+    code: str
+    confidence: float
+    box: tuple[float, float, float, float]  # pixels of the photo as a person sees it
+    alternatives: list[tuple[str, float]] = field(default_factory=list)
+    group: int | None = None
+    orientation: str = "upright"
+    detection: float = 1.0  # the proposal stage's score
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "confidence": round(self.confidence, 4),
+                "box": [round(v, 1) for v in self.box],
+                "alternatives": [{"code": c, "confidence": round(p, 4)} for c, p in self.alternatives],
+                "group": self.group, "orientation": self.orientation}
+
+
+@dataclass
+class Recognition:
+    path: str | None
+    width: int
+    height: int
+    tiles: list[TileRead]
+    groups: list[dict]
+    hand: str | None
+    needs_confirmation: list[int]
+    notes: list[str] = field(default_factory=list)
+    winning: int | None = None
+
+    def to_json(self) -> dict:
+        return {"image": {"path": self.path, "width": self.width, "height": self.height},
+                "tiles": [t.to_json() for t in self.tiles],
+                "groups": [{"tiles": g["tiles"], "melded": g["melded"], "kind": g["kind"]} for g in self.groups],
+                "hand": self.hand,
+                "needs_confirmation": self.needs_confirmation,
+                "winning": self.winning,
+                "notes": self.notes}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Recognition":
+        """Back from :meth:`to_json` (or a batch record, which has the same keys)."""
+        img = d.get("image") or {}
+        tiles = [TileRead(t["code"], t["confidence"], tuple(t["box"]),
+                          [(a["code"], a["confidence"]) for a in t.get("alternatives", [])],
+                          t.get("group"), t.get("orientation", "upright")) for t in d.get("tiles") or []]
+        return cls(img.get("path", d.get("path")), int(img.get("width", 0)), int(img.get("height", 0)), tiles,
+                   list(d.get("groups") or []), d.get("hand"), list(d.get("needs_confirmation") or []),
+                   list(d.get("notes") or []), d.get("winning"))
+
+    def layout(self) -> str:
+        """The tiles as laid out, set by set, each doubtful tile marked ``?`` — what a person checks."""
+        flagged = set(self.needs_confirmation)
+        parts = []
+        for g in self.groups:
+            codes = " ".join(self.tiles[p].code + ("?" if p in flagged else "") for p in g["tiles"])
+            parts.append(f"[{codes}]" if g["melded"] else f"({codes})" if g["kind"] == "bonus" else codes)
+        return "  ".join(parts)
+
+    def doubts(self) -> list[str]:
+        """One line per tile to check: its place, reading and the likeliest alternatives."""
+        out = []
+        for p in self.needs_confirmation:
+            t = self.tiles[p]
+            alts = ", ".join(f"{c} {q:.0%}" for c, q in t.alternatives[:2])
+            out.append(f"tile {p + 1}: {t.code} ({t.confidence:.0%}; or {alts})")
+        return out
+
+
+def orientations(boxes: list[tuple[float, float, float, float]], codes: list[str]) -> tuple[list[str], bool]:
+    """Each tile's orientation, and whether the rows run down the photo (a photo turned a quarter).
+
+    Most tiles of a hand stand; the tiles whose boxes are turned against the majority lie sideways.
+    """
+    aspects = [(b[2] - b[0]) / max(1e-6, b[3] - b[1]) for b, c in zip(boxes, codes) if c != BACK]
+    wide = bool(aspects) and float(np.median(aspects)) > 1.0
+    out = []
+    for b, c in zip(boxes, codes):
+        r = (b[2] - b[0]) / max(1e-6, b[3] - b[1])
+        if c == BACK:
+            out.append("face-down")
+        elif (r < 1 / SIDEWAYS_RATIO) if wide else (r > SIDEWAYS_RATIO):
+            out.append("sideways")
+        else:
+            out.append("upright")
+    return out, wide
+
+
+class Recognizer:
+    """``recognizer(path)`` -> :class:`Recognition`; ``recognizer.read(image)`` for an RGB array."""
+
+    def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
+                 low_confidence: float = LOW_CONFIDENCE):
+        self.classifier = classifier or TileClassifier()
+        self.proposers = proposers if proposers is not None else [LearnedProposer()]
+        self.work_side = work_side
+        self.grouper = MeldGrouper(low_confidence)
+        self.low_confidence = low_confidence
+
+    def locate(self, image: np.ndarray) -> list[Proposal]:
+        """All proposals, near-duplicates removed (OpenCV NMS)."""
+        props = [p for proposer in self.proposers for p in proposer(image)]
+        keep = suppress([p.box for p in props], [p.score for p in props], iou=0.6)
+        return [props[k] for k in keep]
+
+    def __call__(self, path: str) -> Recognition:
+        return self.load_and_read(path)[1]
+
+    def load_and_read(self, path: str) -> tuple[np.ndarray, Recognition]:
+        """The working copy of the photo (long side at most ``work_side``) and its reading."""
+        image, size = load_photo(path, self.work_side)
+        return image, self.read(image, size, path)
+
+    def read(self, image: np.ndarray, full_size: tuple[int, int] | None = None, path: str | None = None) -> Recognition:
+        h0, w0 = image.shape[:2]
+        if max(h0, w0) > self.work_side:
+            import cv2
+
+            s = self.work_side / max(h0, w0)
+            image = cv2.resize(image, (round(w0 * s), round(h0 * s)), interpolation=cv2.INTER_AREA)
+        full_w, full_h = full_size or (w0, h0)
+        scale = full_w / image.shape[1]
+        props = self.locate(image)
+        probs = self.classifier.probabilities(self._crops(image, [p.box for p in props]))
+        classes = self.classifier.classes
+        nat = classes.index(NOT_A_TILE)
+        kept: list[tuple[Proposal, int, float, list[tuple[str, float]], float]] = []
+        for prop, p in zip(props, probs):
+            p_not = float(p[nat])
+            if p_not >= SURE_NOT_A_TILE or (p_not >= DROP_NOT_A_TILE and prop.score < SURE_TILE):
+                continue
+            order = [int(k) for k in np.argsort(-p) if int(k) != nat]
+            alts = [(classes[k], float(p[k])) for k in order[1:1 + self.classifier.alternatives]]
+            kept.append((prop, order[0], float(p[order[0]]), alts, p_not))
+        # duplicates left after classification: keep the likelier tile
+        keep = suppress([k[0].box for k in kept], [k[0].score * k[2] for k in kept], iou=0.45)
+        kept = [kept[k] for k in keep]
+        boxes = [k[0].box for k in kept]
+        codes = [classes[k[1]] for k in kept]
+        orient, wide = orientations(boxes, codes)
+        obs = []
+        for (prop, _, conf, alts, p_not), code, o in zip(kept, codes, orient):
+            b = prop.box
+            gbox = (b[1], b[0], b[3], b[2]) if wide else b  # rows down the photo: read them as rows across
+            # a tile the classifier half thinks is no tile at all is doubtful however sure the code
+            obs.append(TileObs(gbox, code, conf if p_not < 0.25 else min(conf, self.low_confidence - 1e-3), alts, o))
+        guess = self.grouper(obs)
+        tiles = []
+        for pos, i in enumerate(guess.order):
+            prop, _, conf, alts, _ = kept[i]
+            code = guess.codes[pos]
+            if code != obs[i].code:  # the rules chose an alternative: report its own confidence
+                alts = [(obs[i].code, conf)] + [a for a in alts if a[0] != code]
+                conf = next((p for c, p in obs[i].alternatives if c == code), 0.0)
+            b = prop.box
+            tiles.append(TileRead(code, obs[i].confidence if code == obs[i].code else conf,
+                                  (b[0] * scale, b[1] * scale, b[2] * scale, b[3] * scale), alts,
+                                  None, obs[i].orientation, prop.score))
+        groups = []
+        for gi, g in enumerate(guess.groups):
+            for p in g["tiles"]:
+                tiles[p].group = gi
+            groups.append({"tiles": list(g["tiles"]), "melded": bool(g["melded"]), "kind": g["kind"]})
+        notes = list(guess.notes)
+        if wide:
+            notes.append("the rows run down the photo: read top to bottom")
+        if not tiles:
+            notes.append("no tiles found")
+        return Recognition(path, int(full_w), int(full_h), tiles, groups, guess.hand, guess.needs_confirmation,
+                           notes, guess.winning)
+
+    def _crops(self, image: np.ndarray, boxes) -> np.ndarray:
+        from .preprocess import prepare
+
+        self.classifier.session  # noqa: B018  (reads the input size from the model)
+        size = self.classifier.input_size
+        if not boxes:
+            return np.zeros((0, size, size, 3), np.uint8)
+        return np.stack([prepare(image, b, size) for b in boxes])
+
+
+_default: Recognizer | None = None
+_lock = threading.Lock()
+
+
+def default_recognizer() -> Recognizer:
+    global _default
+    with _lock:
+        if _default is None:
+            _default = Recognizer()
+        return _default
+
+
+def recognize(photo) -> Recognition:
+    """Read the hand in a photo (a path, or an RGB array): the content of ``mjcam recognize --json``."""
+    r = default_recognizer()
+    if isinstance(photo, np.ndarray):
+        return r.read(photo)
+    return r(str(photo))
+
+
+def contour_recognizer() -> Recognizer:
+    """A recognizer whose proposals come from OpenCV contours alone (the baseline)."""
+    return Recognizer(proposers=[ContourProposer()])
