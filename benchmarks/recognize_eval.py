@@ -37,10 +37,10 @@ PEER_CODES = {"chun": "Rd", "haku": "Wd", "hatsu": "Gd", "tou": "E", "nan": "S",
 
 # ---------------------------------------------------------------- workers (one process per system)
 
-def run_mjcam(paths: list[str]) -> list[dict]:
-    from vision.recognize import Recognizer
+def run_mjcam(paths: list[str], proposers=None) -> list[dict]:
+    from vision.pipeline import Recognizer
 
-    rec = Recognizer()
+    rec = Recognizer(proposers=proposers)
     out = []
     for p in paths:
         r = rec(p)
@@ -69,7 +69,12 @@ def run_peer(paths: list[str]) -> list[dict]:
 def worker(system: str, listfile: str) -> None:
     paths = open(listfile).read().split("\n")
     t0 = time.perf_counter()
-    preds = (run_mjcam if system == "mjcam" else run_peer)(paths)
+    if system == "opencv":  # the OpenCV contour proposals alone, in place of the learned ones
+        from vision.locate import ContourProposer
+
+        preds = run_mjcam(paths, [ContourProposer()])
+    else:
+        preds = (run_mjcam if system == "mjcam" else run_peer)(paths)
     dt = time.perf_counter() - t0
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"preds": preds, "seconds": dt, "peak_mb": peak_mb}))
@@ -90,15 +95,8 @@ def launch(system: str, paths: list[str]) -> dict:
 
 # ---------------------------------------------------------------- scoring the predictions
 
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def assess(records, preds) -> dict:
+    from datasets.crops import iou as _iou
     from vision.group import TileObs, reading_order
 
     found = truths = dets = apart = right = bonus = bonus_right = 0
@@ -162,6 +160,7 @@ def main(argv=None) -> None:
     ap.add_argument("--timing", type=int, default=20, help="photos for the 12 MP timing")
     ap.add_argument("--worker", nargs=2, metavar=("SYSTEM", "LIST"), help=argparse.SUPPRESS)
     ap.add_argument("--json", metavar="FILE", help="also write the figures here")
+    ap.add_argument("--opencv", action="store_true", help="also run mjcam with OpenCV contour proposals only")
     args = ap.parse_args(argv)
     if args.worker:
         worker(*args.worker)
@@ -175,7 +174,8 @@ def main(argv=None) -> None:
     paths = [r.path for r in recs]
     print(f"{len(recs)} HK photos of the valid split, {sum(len(r.boxes) for r in recs)} labelled tiles")
     figures = {}
-    for system in ("mjcam", "peer"):
+    systems = ("mjcam", "peer") + (("opencv",) if args.opencv else ())
+    for system in systems:
         res = launch(system, paths)
         m = assess(recs, res["preds"])
         m["s_per_photo_640"] = res["seconds"] / len(paths)
@@ -183,11 +183,11 @@ def main(argv=None) -> None:
         figures[system] = m
     with tempfile.TemporaryDirectory() as tmp:
         big = upscaled(paths[:args.timing], tmp)
-        for system in ("mjcam", "peer"):
+        for system in systems:
             res = launch(system, big)
             figures[system]["s_per_photo_12mp"] = res["seconds"] / len(big)
             figures[system]["peak_mb_12mp"] = res["peak_mb"]
-    print(f"\n{'':<34}{'mjcam':>12}{'peer':>12}{'target':>10}")
+    print(f"\n{'':<34}" + "".join(f"{s:>12}" for s in systems) + f"{'target':>10}")
     rows = [("detection recall @0.5", "recall", "{:.1%}", "99%"),
             ("precision (background apart)", "precision", "{:.1%}", "98%"),
             ("precision (strict)", "precision_strict", "{:.1%}", ""),
@@ -202,7 +202,7 @@ def main(argv=None) -> None:
             ("peak MB, 640x640 run", "peak_mb_640", "{:.0f}", "500"),
             ("peak MB, 12 MP run", "peak_mb_12mp", "{:.0f}", "500")]
     for name, key, fmt, target in rows:
-        print(f"{name:<34}{fmt.format(figures['mjcam'][key]):>12}{fmt.format(figures['peer'][key]):>12}{target:>10}")
+        print(f"{name:<34}" + "".join(f"{fmt.format(figures[s][key]):>12}" for s in systems) + f"{target:>10}")
     m, p = figures["mjcam"], figures["peer"]
     print(f"\nflowers/seasons: {m['bonus_n']} labelled; single-row photos: {m['rows_n']}")
     print(f"ratios mjcam/peer: accuracy {m['accuracy'] / max(1e-9, p['accuracy']):.2f}x, "

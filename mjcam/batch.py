@@ -78,7 +78,7 @@ def process(path: str, digest: str | None, options: Options) -> dict:
     """One photo's record (never raises for a bad photo: the error is the record)."""
     from scoring import score
     from vision.io import ImageError
-    from vision.recognize import default_recognizer
+    from vision.pipeline import default_recognizer
 
     base = {"path": path, "hash": digest}
     try:
@@ -359,7 +359,7 @@ def _thumbnail(record: dict, width: int = 560) -> str | None:
 
     from vision.annotate import annotate
     from vision.io import ImageError, load_photo
-    from vision.recognize import Recognition
+    from vision.pipeline import Recognition
 
     try:
         image, _ = load_photo(record["path"], max_side=max(width, 800))
@@ -375,7 +375,7 @@ def _thumbnail(record: dict, width: int = 560) -> str | None:
 
 def write_review(out: str, review: str) -> int:
     """A self-contained HTML page of every recorded photo that needs a person. Returns how many."""
-    from vision.recognize import Recognition
+    from vision.pipeline import Recognition
 
     output = open_output(out)
     try:

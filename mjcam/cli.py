@@ -271,7 +271,7 @@ def cmd_classify(a: argparse.Namespace) -> int:
 
 
 def _recognizer():
-    from vision.recognize import default_recognizer
+    from vision.pipeline import default_recognizer
 
     return default_recognizer()
 

@@ -56,7 +56,7 @@ def test_four_hand_game_in_the_browser(tmp_path):
             page.select_option("#discarder", "3")
             page.click("#score")
             page.wait_for_selector("#breakdown:not([hidden])")
-            assert "Thirteen Orphans" in page.inner_text("#breakdown") and "十三幺" in page.inner_text("#breakdown")
+            assert "Thirteen Orphans" in page.inner_text("#breakdown") and "十三么" in page.inner_text("#breakdown")
             shot("2-photo-corrected-and-scored.png")
             page.click("#record")
             page.wait_for_selector("#history li")

@@ -89,3 +89,16 @@ def test_grouping_recovers_rendered_layouts(seed):
     assert [(m.kind, m.concealed) for m in hand.melds] == [("chow", False), ("pung", False), ("kong", True)]
     assert g.hand.endswith("+W") and "S2" in g.hand
     assert g.order == list(range(len(tiles)))  # one row, already left to right
+
+
+def test_stray_tiles_behind_the_hand_are_kept_apart():
+    from vision.group import hand_and_strays
+
+    row = [TileObs((10 + 30 * i, 200, 38 + 30 * i, 240), "1m") for i in range(14)]
+    bonus = [TileObs((470, 250, 498, 290), "F1")]  # a little below the line: still the hand
+    loose = [TileObs((50, 20, 65, 40), "5p"), TileObs((300, 30, 318, 52), "E")]  # small, far behind
+    hand, stray = hand_and_strays(row + bonus + loose)
+    assert sorted(hand) == list(range(15)) and sorted(stray) == [15, 16]
+    two_rows = row + [TileObs((10 + 30 * i, 260, 38 + 30 * i, 300), "2m") for i in range(4)]
+    hand, stray = hand_and_strays(two_rows)  # melds laid out in a second row belong to the hand
+    assert sorted(hand) == list(range(18)) and stray == []

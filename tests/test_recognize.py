@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from mjcam.cli import main
-from vision.io import ImageError, load_photo
-from vision.recognize import Recognition, TileRead, orientations, recognize
+from vision.io import load_photo
+from vision.pipeline import Recognition, TileRead, orientations, recognize
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
 HONOURS = os.path.join(SAMPLES, "hand-honours.jpg")
@@ -183,3 +183,11 @@ def test_annotate_draws_boxes_and_flags():
     out = annotate(img, rec)  # an image at half the photo's size: boxes scale with it
     assert (img == 90).all() and out.shape == img.shape
     assert tuple(out[35, 60]) == FLAG and tuple(out[35, 10]) != FLAG
+
+
+def test_contract_entry_point_from_vision():
+    import vision.pipeline  # noqa: F401  (importing the stage module must not shadow the function)
+    from vision import recognize as entry
+
+    rec = entry(HONOURS)
+    assert rec.to_json()["hand"] == recognize(HONOURS).hand

@@ -2,7 +2,6 @@
 and a kill -9 restart on loopback."""
 
 import concurrent.futures as cf
-import json
 import os
 import signal
 import sqlite3

@@ -7,7 +7,6 @@ read from the model file's metadata, so they travel with the weights.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from dataclasses import dataclass, field
@@ -15,14 +14,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .preprocess import prepare, to_tensor
+from .session import ModelError, OnnxStage
 
 DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models",
                              "tile_classifier.onnx")
 LOW_CONFIDENCE = 0.80  # below this a tile goes to a person to confirm
-
-
-class ModelError(RuntimeError):
-    """The model file is missing or not a tile classifier."""
 
 
 @dataclass
@@ -40,53 +36,28 @@ class TileLabel:
                 "alternatives": [{"code": c, "confidence": round(p, 4)} for c, p in self.alternatives]}
 
 
-class TileClassifier:
+class TileClassifier(OnnxStage):
     """``classifier(crops)`` -> one :class:`TileLabel` per crop (crops as prepared by
     :func:`vision.preprocess.prepare`). ``classify_boxes(image, boxes)`` cuts and classifies."""
 
+    what = "tile classifier"
+
     def __init__(self, model_path: str | None = None, threads: int = 1, batch: int = 64,
                  alternatives: int = 3, turned: bool = True):
-        self.model_path = model_path or DEFAULT_MODEL
-        self.threads, self.batch, self.alternatives = threads, batch, alternatives
+        super().__init__(model_path or DEFAULT_MODEL, threads)
+        self.batch, self.alternatives = batch, alternatives
         self.turned = turned  # also read each crop turned half round, and average
-        self._session = None
-        self._lock = threading.Lock()
         self.classes: tuple[str, ...] = ()
         self.input_size = 64
         self.mean = self.std = (0.5, 0.5, 0.5)
 
-    @property
-    def session(self):
-        if self._session is None:
-            with self._lock:
-                if self._session is None:
-                    self._session = self._load()
-        return self._session
-
-    def _load(self):
-        import onnxruntime as ort
-
-        if not os.path.exists(self.model_path):
-            raise ModelError(f"model file not found: {self.model_path}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = self.threads
-        opts.inter_op_num_threads = 1
-        try:
-            sess = ort.InferenceSession(self.model_path, opts, providers=["CPUExecutionProvider"])
-        except Exception as e:  # onnxruntime raises its own exception types
-            raise ModelError(f"cannot load model {self.model_path}: {e}") from None
-        meta = sess.get_modelmeta().custom_metadata_map
-        try:
-            self.classes = tuple(json.loads(meta["classes"]))
-            self.input_size = int(json.loads(meta["input_size"]))
-            self.mean = tuple(json.loads(meta["mean"]))
-            self.std = tuple(json.loads(meta["std"]))
-        except (KeyError, ValueError) as e:
-            raise ModelError(f"{self.model_path} has no tile classifier metadata ({e})") from None
-        out = sess.get_outputs()[0].shape[-1]
+    def _configure(self, session, meta: dict) -> None:
+        self.classes = tuple(meta["classes"])
+        self.input_size = int(meta["input_size"])
+        self.mean, self.std = tuple(meta["mean"]), tuple(meta["std"])
+        out = session.get_outputs()[0].shape[-1]
         if isinstance(out, int) and out != len(self.classes):
             raise ModelError(f"{self.model_path}: {out} outputs but {len(self.classes)} labels")
-        return sess
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """Softmax probabilities (N, classes) for N prepared crops (N, S, S, 3) uint8 RGB."""

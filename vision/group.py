@@ -77,6 +77,35 @@ def reading_order(tiles: list[TileObs]) -> list[list[int]]:
     return [sorted(r, key=lambda i: tiles[i].box[0]) for r in rows]
 
 
+def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
+    """Input indices of the hand and of stray tiles (loose tiles lying behind the hand, a wall).
+
+    The hand is the row with most tiles, any row of three or more tiles of about its size, and
+    tiles of about its size lying within two tile heights of a row already kept (a bonus tile or
+    the winning tile set a little off the line). Everything else is stray.
+    """
+    rows = reading_order(tiles)
+    if len(rows) <= 1:
+        return [i for r in rows for i in r], []
+
+    def size(row):
+        return sorted(tiles[i].short for i in row)[len(row) // 2]
+
+    def centre(row):
+        return sum((tiles[i].box[1] + tiles[i].box[3]) / 2 for i in row) / len(row)
+
+    main = max(rows, key=len)
+    unit = size(main)
+    similar = [r for r in rows if 0.75 <= size(r) / unit <= 1.33]
+    kept = [r for r in similar if r is main or len(r) >= 3]
+    for r in sorted(similar, key=lambda r: abs(centre(r) - centre(main))):
+        if r not in kept and any(abs(centre(r) - centre(k)) <= 2.6 * unit for k in kept):
+            kept.append(r)
+    hand = [i for r in rows if any(r is k for k in kept) for i in r]
+    stray = [i for r in rows if not any(r is k for k in kept) for i in r]
+    return hand, stray
+
+
 def _runs(tiles: list[TileObs], row: list[int]) -> list[list[int]]:
     """Split a row where the step between two tiles' centres is clearly longer than the row's
     usual step between touching tiles (boxes may be loose, so steps are compared, not gaps)."""

@@ -15,15 +15,13 @@ the classifier's ``not-a-tile`` class prunes what is left.
 
 from __future__ import annotations
 
-import json
 import os
-import threading
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from .classify import ModelError
+from .session import ModelError, OnnxStage
 
 DEFAULT_DETECTOR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models",
                                 "tile_detector.onnx")
@@ -83,46 +81,21 @@ def suppress(boxes, scores, iou: float = 0.45, min_score: float = 0.0) -> list[i
     return [int(k) for k in np.asarray(keep).reshape(-1)]
 
 
-class LearnedProposer:
+class LearnedProposer(OnnxStage):
     """``proposer(image)`` -> proposals from the ONNX tile detector (one session, made on first use)."""
+
+    what = "tile detector"
 
     def __init__(self, model_path: str | None = None, side: int | None = None, threshold: float | None = None,
                  threads: int = 1):
-        self.model_path = model_path or DEFAULT_DETECTOR
-        self.threads = threads
+        super().__init__(model_path or DEFAULT_DETECTOR, threads)
         self._side, self._threshold = side, threshold
-        self._session = None
-        self._lock = threading.Lock()
         self.meta: dict = {}
 
-    @property
-    def session(self):
-        if self._session is None:
-            with self._lock:
-                if self._session is None:
-                    self._session = self._load()
-        return self._session
-
-    def _load(self):
-        import onnxruntime as ort
-
-        if not os.path.exists(self.model_path):
-            raise ModelError(f"detector model not found: {self.model_path}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = self.threads
-        opts.inter_op_num_threads = 1
-        try:
-            sess = ort.InferenceSession(self.model_path, opts, providers=["CPUExecutionProvider"])
-        except Exception as e:  # onnxruntime's own exception types
-            raise ModelError(f"cannot load detector {self.model_path}: {e}") from None
-        meta = sess.get_modelmeta().custom_metadata_map
-        try:
-            self.meta = {k: json.loads(meta[k]) for k in ("kind", "stride", "input_side", "mean", "std", "threshold")}
-        except (KeyError, ValueError) as e:
-            raise ModelError(f"{self.model_path} has no tile detector metadata ({e})") from None
+    def _configure(self, session, meta: dict) -> None:
+        self.meta = {k: meta[k] for k in ("kind", "stride", "input_side", "mean", "std", "threshold")}
         if self.meta["kind"] != "tile-detector":
             raise ModelError(f"{self.model_path} is not a tile detector")
-        return sess
 
     @property
     def side(self) -> int:
@@ -153,46 +126,58 @@ class LearnedProposer:
 
 
 class ContourProposer:
-    """``proposer(image)`` -> tile-face-shaped bright regions found with OpenCV alone.
+    """``proposer(image)`` -> tile-shaped regions found with OpenCV alone.
 
-    Tile faces are lighter than felt, wood and rack; an adaptive threshold on the value channel
-    separates them, a morphological opening breaks thin bridges, and the contours whose
-    bounding box is mostly filled and of a plausible size are proposed, and blobs of touching
-    tiles are also proposed cut into as many tile-shaped pieces as their aspect says.
+    Tile faces are lighter and less coloured than felt, wood and racks, and touching tiles are
+    parted by dark seams. Several binary maps are made — adaptive thresholds of the value
+    channel at two scales and two offsets, Otsu's threshold, and the regions enclosed by Canny
+    edges — and every contour that mostly fills its bounding box and has a plausible size is
+    proposed, together with cuts of wide or tall blobs into tile-shaped pieces (a standing tile
+    is about 3:4). Near-identical proposals are merged. Generous by design: on the HK valid
+    photos about 500 proposals a photo hold 88 % of the tiles at IoU 0.5, and the classifier has
+    to reject the rest (see the model card for what that gives end to end).
     """
 
-    def __init__(self, min_area: float = 0.0004, max_area: float = 0.6):
-        self.min_area, self.max_area = min_area, max_area
+    def __init__(self, min_area: float = 0.0004, max_area: float = 0.3, side: int = 960):
+        self.min_area, self.max_area, self.side = min_area, max_area, side
+
+    @staticmethod
+    def masks(image: np.ndarray) -> list[np.ndarray]:
+        hsv = cv2.cvtColor(image, cv2.COLOR_RGB2HSV)
+        v, pale = hsv[..., 2], (hsv[..., 1] < 90).astype(np.uint8) * 255
+        n = min(image.shape[:2])
+        out = []
+        for block in (max(3, n // 8 | 1), max(3, n // 16 | 1)):
+            for c in (-8, -3):
+                out.append(cv2.adaptiveThreshold(v, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, c) & pale)
+        out.append(cv2.threshold(v, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1] & pale)
+        edges = cv2.Canny(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), 40, 120)
+        out.append(255 - cv2.dilate(edges, np.ones((3, 3), np.uint8)))
+        return out
 
     def __call__(self, image: np.ndarray) -> list[Proposal]:
         h, w = image.shape[:2]
-        s = min(1.0, 960 / max(h, w))
+        s = min(1.0, self.side / max(h, w))
         small = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA) \
             if s < 1 else image
-        hsv = cv2.cvtColor(small, cv2.COLOR_RGB2HSV)
-        v, sat = hsv[..., 2], hsv[..., 1]
-        block = max(31, (min(small.shape[:2]) // 8) | 1)
-        light = cv2.adaptiveThreshold(v, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -8)
-        light &= (sat < 90).astype(np.uint8) * 255
-        light = cv2.morphologyEx(light, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        contours, _ = cv2.findContours(light, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         area_img = small.shape[0] * small.shape[1]
-        out = []
-        for c in contours:
-            x, y, bw, bh = cv2.boundingRect(c)
-            area = cv2.contourArea(c)
-            if not (self.min_area * area_img <= area <= self.max_area * area_img):
-                continue
-            if area < 0.55 * bw * bh:  # not a filled rectangle
-                continue
-            out.append(Proposal((x / s, y / s, (x + bw) / s, (y + bh) / s), 0.3, "contour"))
-            # touching tiles make one blob: also propose it cut into tile-shaped pieces, both ways
-            # (a standing tile is about 3:4; a wide blob may be tiles side by side or one on its side)
-            for n, across in ((round(bw / (0.75 * bh)), True), (round(bh / (0.75 * bw)), False)):
-                if n < 2:
+        boxes, scores = [], []
+        for mask in self.masks(small):
+            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+            contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+            for c in contours:
+                x, y, bw, bh = cv2.boundingRect(c)
+                area = cv2.contourArea(c)
+                if not (self.min_area * area_img <= area <= self.max_area * area_img) or area < 0.5 * bw * bh:
                     continue
-                for k in range(n):
-                    box = (x + bw * k / n, y, x + bw * (k + 1) / n, y + bh) if across else \
-                        (x, y + bh * k / n, x + bw, y + bh * (k + 1) / n)
-                    out.append(Proposal(tuple(float(v) / s for v in box), 0.25, "contour"))
-        return out
+                boxes.append((x, y, x + bw, y + bh))
+                scores.append(0.3)
+                for n, across in ((round(bw / (0.75 * bh)), True), (round(bh / (0.75 * bw)), False)):
+                    if not 2 <= n <= 20:
+                        continue
+                    for k in range(n):
+                        boxes.append((x + bw * k / n, y, x + bw * (k + 1) / n, y + bh) if across else
+                                     (x, y + bh * k / n, x + bw, y + bh * (k + 1) / n))
+                        scores.append(0.25)
+        keep = suppress(boxes, scores, iou=0.8)
+        return [Proposal(tuple(float(v) / s for v in boxes[k]), scores[k], "contour") for k in keep]

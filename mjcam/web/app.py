@@ -50,7 +50,7 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
 
     def get_recognizer():
         if state["recognizer"] is None:
-            from vision.recognize import default_recognizer
+            from vision.pipeline import default_recognizer
 
             state["recognizer"] = default_recognizer()
         return state["recognizer"]

@@ -181,7 +181,7 @@ function renderTiles() {
   const flagged = new Set(reading.needs_confirmation);
   $("#tiles").innerHTML = reading.groups.map((g, gi) => {
     const label = g.kind === "bonus" ? "bonus" : g.kind === "concealed_kong" ? "concealed kong" :
-      (g.melded ? "melded" : "concealed");
+      g.kind === "stray" ? "not in the hand" : (g.melded ? "melded" : "concealed");
     const tiles = g.tiles.map((p) => {
       const t = reading.tiles[p];
       return `<button class="tile${flagged.has(p) ? " flagged" : ""}" data-pos="${p}" title="${t.code} ${Math.round(t.confidence * 100)}%">` +
@@ -200,7 +200,8 @@ $("#tiles").addEventListener("click", (e) => {
   if (tile) { picking = +tile.dataset.pos; $("#picker").showModal(); }
   if (set) {
     const g = reading.groups[+set.dataset.group];
-    g.melded = !g.melded;
+    if (g.kind === "stray") g.kind = "concealed";  // the person says these tiles belong to the hand
+    else g.melded = !g.melded;
     renderTiles(); composeHand();
   }
 });
@@ -227,6 +228,7 @@ function composeHand() {
   const parts = [], concealed = [], bonus = [];
   const code = (p) => reading.tiles[p].code;
   for (const g of reading.groups) {
+    if (g.kind === "stray") continue;
     if (g.kind === "bonus") { bonus.push(...g.tiles.map(code)); continue; }
     if (g.kind === "concealed_kong") {
       const face = g.tiles.map(code).find((c) => c !== "back") || "back";

@@ -1,6 +1,6 @@
 """From a photo to a proposed hand: load, locate, classify, prune, group.
 
->>> from vision.recognize import Recognition
+>>> from vision.pipeline import Recognition
 >>> Recognition("x.jpg", 10, 10, [], [], None, []).to_json()["tiles"]
 []
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .classify import LOW_CONFIDENCE, TileClassifier
-from .group import MeldGrouper, TileObs
+from .group import MeldGrouper, TileObs, hand_and_strays, reading_order
 from .io import load_photo
 from .labels import BACK, NOT_A_TILE
 from .locate import WORK_SIDE, ContourProposer, LearnedProposer, Proposal, suppress
@@ -27,6 +27,7 @@ from .preprocess import SIDEWAYS_RATIO
 DROP_NOT_A_TILE = 0.5  # a proposal the classifier calls not-a-tile with at least this is dropped
 SURE_TILE = 0.6  # ... unless the detector is this sure it is a tile and the classifier not sure it is not
 SURE_NOT_A_TILE = 0.85
+DUPLICATE_IOU = 0.25  # two read tiles overlapping this much are one tile read twice
 
 
 @dataclass
@@ -84,6 +85,9 @@ class Recognition:
         parts = []
         for g in self.groups:
             codes = " ".join(self.tiles[p].code + ("?" if p in flagged else "") for p in g["tiles"])
+            if g["kind"] == "stray":
+                parts.append(f"· left out: {codes}")
+                continue
             parts.append(f"[{codes}]" if g["melded"] else f"({codes})" if g["kind"] == "bonus" else codes)
         return "  ".join(parts)
 
@@ -163,7 +167,7 @@ class Recognizer:
             alts = [(classes[k], float(p[k])) for k in order[1:1 + self.classifier.alternatives]]
             kept.append((prop, order[0], float(p[order[0]]), alts, p_not))
         # duplicates left after classification: keep the likelier tile
-        keep = suppress([k[0].box for k in kept], [k[0].score * k[2] for k in kept], iou=0.45)
+        keep = suppress([k[0].box for k in kept], [k[0].score * k[2] for k in kept], iou=DUPLICATE_IOU)
         kept = [kept[k] for k in keep]
         boxes = [k[0].box for k in kept]
         codes = [classes[k[1]] for k in kept]
@@ -174,9 +178,19 @@ class Recognizer:
             gbox = (b[1], b[0], b[3], b[2]) if wide else b  # rows down the photo: read them as rows across
             # a tile the classifier half thinks is no tile at all is doubtful however sure the code
             obs.append(TileObs(gbox, code, conf if p_not < 0.25 else min(conf, self.low_confidence - 1e-3), alts, o))
-        guess = self.grouper(obs)
+        hand_idx, stray_idx = hand_and_strays(obs)
+        guess = self.grouper([obs[i] for i in hand_idx])
+        guess.order = [hand_idx[i] for i in guess.order]
+        stray_order = [stray_idx[i] for r in reading_order([obs[i] for i in stray_idx]) for i in r]
         tiles = []
-        for pos, i in enumerate(guess.order):
+        for pos, i in enumerate(guess.order + stray_order):
+            if pos >= len(guess.codes):  # a stray tile: read, but not part of the hand
+                prop, _, conf, alts, _ = kept[i]
+                b = prop.box
+                tiles.append(TileRead(obs[i].code, obs[i].confidence, (b[0] * scale, b[1] * scale, b[2] * scale,
+                                                                          b[3] * scale), alts, None,
+                                      obs[i].orientation, prop.score))
+                continue
             prop, _, conf, alts, _ = kept[i]
             code = guess.codes[pos]
             if code != obs[i].code:  # the rules chose an alternative: report its own confidence
@@ -192,6 +206,12 @@ class Recognizer:
                 tiles[p].group = gi
             groups.append({"tiles": list(g["tiles"]), "melded": bool(g["melded"]), "kind": g["kind"]})
         notes = list(guess.notes)
+        if stray_order:
+            first = len(guess.order)
+            for p in range(first, len(tiles)):
+                tiles[p].group = len(groups)
+            groups.append({"tiles": list(range(first, len(tiles))), "melded": False, "kind": "stray"})
+            notes.append(f"{len(stray_order)} tile(s) away from the hand (behind it, or a wall) are left out of it")
         if wide:
             notes.append("the rows run down the photo: read top to bottom")
         if not tiles:
