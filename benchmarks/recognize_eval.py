@@ -37,10 +37,10 @@ PEER_CODES = {"chun": "Rd", "haku": "Wd", "hatsu": "Gd", "tou": "E", "nan": "S",
 
 # ---------------------------------------------------------------- workers (one process per system)
 
-def run_mjcam(paths: list[str], proposers=None) -> list[dict]:
+def run_mjcam(paths: list[str], proposers=None, **options) -> list[dict]:
     from vision.pipeline import Recognizer
 
-    rec = Recognizer(proposers=proposers)
+    rec = Recognizer(proposers=proposers, **options)
     out = []
     for p in paths:
         r = rec(p)
@@ -73,6 +73,10 @@ def worker(system: str, listfile: str) -> None:
         from vision.locate import ContourProposer
 
         preds = run_mjcam(paths, [ContourProposer()])
+    elif system == "both":  # learned proposals, OpenCV regions filling the gaps when the classifier is sure
+        from vision.locate import ContourProposer, LearnedProposer
+
+        preds = run_mjcam(paths, [LearnedProposer(), ContourProposer()], contour_min_conf=0.95, contour_max_not=0.05)
     else:
         preds = (run_mjcam if system == "mjcam" else run_peer)(paths)
     dt = time.perf_counter() - t0
@@ -160,7 +164,8 @@ def main(argv=None) -> None:
     ap.add_argument("--timing", type=int, default=20, help="photos for the 12 MP timing")
     ap.add_argument("--worker", nargs=2, metavar=("SYSTEM", "LIST"), help=argparse.SUPPRESS)
     ap.add_argument("--json", metavar="FILE", help="also write the figures here")
-    ap.add_argument("--opencv", action="store_true", help="also run mjcam with OpenCV contour proposals only")
+    ap.add_argument("--opencv", action="store_true", help="also run mjcam with OpenCV contour proposals only "
+                    "('opencv') and with both kinds of proposal ('both')")
     args = ap.parse_args(argv)
     if args.worker:
         worker(*args.worker)
@@ -174,7 +179,7 @@ def main(argv=None) -> None:
     paths = [r.path for r in recs]
     print(f"{len(recs)} HK photos of the valid split, {sum(len(r.boxes) for r in recs)} labelled tiles")
     figures = {}
-    systems = ("mjcam", "peer") + (("opencv",) if args.opencv else ())
+    systems = ("mjcam", "peer") + (("opencv", "both") if args.opencv else ())
     for system in systems:
         res = launch(system, paths)
         m = assess(recs, res["preds"])

@@ -213,7 +213,7 @@ class MeldGrouper:
             fixed = self._fix(groups, codes, winning, flagged, tiles, order)
             if fixed:
                 p, alt = fixed
-                notes.append(f"tile {p} read as {alt} (not {codes[p]}) to make a winning hand")
+                notes.append(f"tile {p + 1} read as {alt} (not {codes[p]}) to make a winning hand")
                 codes[p] = alt
                 flagged.add(p)
                 hand = self._write(groups, codes, winning)

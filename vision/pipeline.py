@@ -101,6 +101,15 @@ class Recognition:
         return out
 
 
+def _centre(box) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def _inside(point, box, margin: float = 0.1) -> bool:
+    mx, my = (box[2] - box[0]) * margin, (box[3] - box[1]) * margin
+    return box[0] - mx <= point[0] <= box[2] + mx and box[1] - my <= point[1] <= box[3] + my
+
+
 def orientations(boxes: list[tuple[float, float, float, float]], codes: list[str]) -> tuple[list[str], bool]:
     """Each tile's orientation, and whether the rows run down the photo (a photo turned a quarter).
 
@@ -124,12 +133,13 @@ class Recognizer:
     """``recognizer(path)`` -> :class:`Recognition`; ``recognizer.read(image)`` for an RGB array."""
 
     def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
-                 low_confidence: float = LOW_CONFIDENCE):
+                 low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0):
         self.classifier = classifier or TileClassifier()
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
         self.work_side = work_side
         self.grouper = MeldGrouper(low_confidence)
         self.low_confidence = low_confidence
+        self.contour_min_conf, self.contour_max_not = contour_min_conf, contour_max_not
 
     def locate(self, image: np.ndarray) -> list[Proposal]:
         """All proposals, near-duplicates removed (OpenCV NMS)."""
@@ -164,11 +174,16 @@ class Recognizer:
             if p_not >= SURE_NOT_A_TILE or (p_not >= DROP_NOT_A_TILE and prop.score < SURE_TILE):
                 continue
             order = [int(k) for k in np.argsort(-p) if int(k) != nat]
+            if prop.source == "contour" and (p_not >= self.contour_max_not or float(p[order[0]]) < self.contour_min_conf):
+                continue  # an OpenCV region is a tile only when the classifier is sure of it
             alts = [(classes[k], float(p[k])) for k in order[1:1 + self.classifier.alternatives]]
             kept.append((prop, order[0], float(p[order[0]]), alts, p_not))
         # duplicates left after classification: keep the likelier tile
         keep = suppress([k[0].box for k in kept], [k[0].score * k[2] for k in kept], iou=DUPLICATE_IOU)
         kept = [kept[k] for k in keep]
+        # OpenCV regions only fill gaps: one whose centre lies on a tile the detector found is that tile again
+        learned = [k[0].box for k in kept if k[0].source != "contour"]
+        kept = [k for k in kept if k[0].source != "contour" or not any(_inside(_centre(k[0].box), b) for b in learned)]
         boxes = [k[0].box for k in kept]
         codes = [classes[k[1]] for k in kept]
         orient, wide = orientations(boxes, codes)
