@@ -73,10 +73,12 @@ def worker(system: str, listfile: str) -> None:
         from vision.locate import ContourProposer
 
         preds = run_mjcam(paths, [ContourProposer()])
-    elif system == "both":  # learned proposals, OpenCV regions filling the gaps when the classifier is sure
+    elif system == "both":  # mjcam --thorough: OpenCV regions fill the detector's gaps when the classifier is sure
+        from vision.pipeline import THOROUGH_MAX_NOT, THOROUGH_MIN_CONF
         from vision.locate import ContourProposer, LearnedProposer
 
-        preds = run_mjcam(paths, [LearnedProposer(), ContourProposer()], contour_min_conf=0.95, contour_max_not=0.05)
+        preds = run_mjcam(paths, [LearnedProposer(), ContourProposer()], contour_min_conf=THOROUGH_MIN_CONF,
+                          contour_max_not=THOROUGH_MAX_NOT)
     else:
         preds = (run_mjcam if system == "mjcam" else run_peer)(paths)
     dt = time.perf_counter() - t0

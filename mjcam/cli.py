@@ -270,18 +270,13 @@ def cmd_classify(a: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
-def _recognizer():
-    from vision.pipeline import default_recognizer
-
-    return default_recognizer()
-
-
-def _read_photo(path: str, annotate: str | None):
+def _read_photo(path: str, annotate: str | None, thorough: bool = False):
     """(image, recognition) of one photo; the annotated picture written when asked."""
     from vision.annotate import save_annotated
     from vision.classify import ModelError
+    from vision.pipeline import default_recognizer
 
-    rec = _recognizer()
+    rec = default_recognizer(thorough)
     try:
         image, rec_ = rec.load_and_read(path)
         if annotate:
@@ -320,7 +315,7 @@ def cmd_recognize(a: argparse.Namespace) -> int:
     many = len(a.photos) > 1
     for path in a.photos:
         try:
-            _, rec = _read_photo(path, _annotate_path(a.annotate, path, many))
+            _, rec = _read_photo(path, _annotate_path(a.annotate, path, many), a.thorough)
         except ImageError as e:
             print(f"mjcam: error: {e}", file=sys.stderr)
             results.append({"image": {"path": path}, "error": str(e)})
@@ -372,7 +367,7 @@ def cmd_photo(a: argparse.Namespace) -> int:
 
     out = sys.stderr if a.json else sys.stdout
     try:
-        _, rec = _read_photo(a.photo, a.annotate)
+        _, rec = _read_photo(a.photo, a.annotate, a.thorough)
     except ImageError as e:
         raise UsageError(str(e)) from None
     _describe(rec, out)
@@ -399,7 +394,7 @@ def cmd_batch(a: argparse.Namespace) -> int:
     from mjcam.batch import BatchError, Options, run, write_review
 
     options = Options(a.rules, tuple((k, v) for k, v in house_rules(a).items() if v is not None),
-                      tuple(situation(a).items()))
+                      tuple(situation(a).items()), a.thorough)
     resolve_preset(a.rules, **{k: v for k, v in house_rules(a).items() if v is not None})  # bad rules: fail now
     try:
         summary = run(a.paths, a.out, options, workers=a.workers, dask=a.dask)
@@ -474,11 +469,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--json", action="store_true")
     g.add_argument("--annotate", metavar="OUT", help="write the photo with the reading drawn on it "
                    "(a file for one photo, a folder for several)")
+    g.add_argument("--thorough", action="store_true", help="also look for tiles with OpenCV where the detector found none (slower, finds more)")
     g.set_defaults(func=cmd_recognize)
     ph = sub.add_parser("photo", help="read a photo, confirm or correct the hand, and score it")
     ph.add_argument("photo", metavar="PHOTO")
     ph.add_argument("--yes", action="store_true", help="accept the proposed hand without asking")
     ph.add_argument("--annotate", metavar="OUT", help="write the photo with the reading drawn on it")
+    ph.add_argument("--thorough", action="store_true", help="also look for tiles with OpenCV where the detector found none (slower, finds more)")
     add_score_options(ph, rules_all=True)
     ph.set_defaults(func=cmd_photo)
     b = sub.add_parser("batch", help="read and score every photo in folders; resumable, parallel")
@@ -488,6 +485,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler, or 'local' for a local cluster "
                    "of --workers processes (pip install 'mjcam[dask]')")
     b.add_argument("--review", metavar="FILE.html", help="write a page of the photos that need a person")
+    b.add_argument("--thorough", action="store_true", help="also look for tiles with OpenCV where the detector found none (slower, finds more)")
     add_score_options(b, json_flag=False)
     b.set_defaults(func=cmd_batch)
     sv = sub.add_parser("serve", help="the table web app: photograph, check and record hands, keep the score")

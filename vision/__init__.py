@@ -4,11 +4,11 @@ hand. Nothing heavy happens at import; models load on first use."""
 from .io import ImageError, load_image
 
 
-def recognize(photo):
+def recognize(photo, thorough: bool = False):
     """Read the hand in a photo (a path or an RGB array); see :func:`vision.pipeline.recognize`."""
     from .pipeline import recognize as _recognize
 
-    return _recognize(photo)
+    return _recognize(photo, thorough)
 
 
 __all__ = ["ImageError", "load_image", "recognize"]
