@@ -393,9 +393,9 @@ def _positive(value: str) -> int:
 def cmd_batch(a: argparse.Namespace) -> int:
     from mjcam.batch import BatchError, Options, run, write_review
 
-    options = Options(a.rules, tuple((k, v) for k, v in house_rules(a).items() if v is not None),
-                      tuple(situation(a).items()), a.thorough)
-    resolve_preset(a.rules, **{k: v for k, v in house_rules(a).items() if v is not None})  # bad rules: fail now
+    house = {k: v for k, v in house_rules(a).items() if v is not None}
+    resolve_preset(a.rules, **house)  # bad house rules fail now, not once per photo
+    options = Options(a.rules, tuple(house.items()), tuple(situation(a).items()), a.thorough)
     try:
         summary = run(a.paths, a.out, options, workers=a.workers, dask=a.dask)
         print(summary.line(), file=sys.stderr)

@@ -180,6 +180,11 @@ class Ledger:
             raise LedgerError(f"no game {game_id}", 404)
         return row
 
+    def check_game(self, game_id: int) -> None:
+        """LedgerError 404 unless the game exists."""
+        with self._connect() as db:
+            self._game_row(db, game_id)
+
     def _hands(self, db, game_id: int) -> list[sqlite3.Row]:
         return db.execute("SELECT * FROM hands WHERE game_id = ? AND undone = 0 ORDER BY seq", (game_id,)).fetchall()
 
@@ -231,7 +236,15 @@ class Ledger:
 
     # ------------------------------------------------------------ scoring a proposed hand
 
-    def _score(self, g: sqlite3.Row, st: DealState, hand: str, winner, discarder, flags: dict):
+    @staticmethod
+    def _preset(g: sqlite3.Row):
+        """The game's preset with its house rules."""
+        try:
+            return resolve_preset(g["preset"], **json.loads(g["house"]))
+        except ConfigError as e:
+            raise LedgerError(str(e), 422) from None
+
+    def _score(self, g: sqlite3.Row, preset, st: DealState, hand: str, winner, discarder, flags: dict):
         if not isinstance(winner, int) or not 0 <= winner < 4:
             raise LedgerError("winner must be a player place 0-3")
         if discarder is not None and (not isinstance(discarder, int) or not 0 <= discarder < 4 or discarder == winner):
@@ -247,7 +260,7 @@ class Ledger:
                 raise LedgerError("responsible must be a player place 0-3")
             sit["responsible"] = st.seat_of(r)
         try:
-            result = score(hand, g["preset"], **json.loads(g["house"]), seat=st.seat_of(winner), dealer="E",
+            result = score(hand, preset, seat=st.seat_of(winner), dealer="E",
                            round=st.round, discarder=None if discarder is None else st.seat_of(discarder),
                            flowers_in_play=bool(g["flowers_in_play"]), **sit)
         except (NotationError, ContextError, ConfigError) as e:
@@ -259,7 +272,7 @@ class Ledger:
         with self._connect() as db:
             g = self._game_row(db, game_id)
             st = self._state(g, self._hands(db, game_id))
-        result, deltas = self._score(g, st, hand, winner, discarder, flags or {})
+        result, deltas = self._score(g, self._preset(g), st, hand, winner, discarder, flags or {})
         return {"score": result.to_json(), "deltas": deltas, "legal": result.legal, "seats": [st.seat_of(p) for p in range(4)]}
 
     # ------------------------------------------------------------ writes
@@ -300,13 +313,13 @@ class Ledger:
                                                        (photo_id, game_id)).fetchone() is None:
                     raise LedgerError(f"no photo {photo_id} in this game")
                 seq = (db.execute("SELECT MAX(seq) FROM hands WHERE game_id = ?", (game_id,)).fetchone()[0] or 0) + 1
-                preset = resolve_preset(g["preset"], **json.loads(g["house"]))
+                preset = self._preset(g)
                 if kind == "draw":
                     row = (None, None, None, {}, None, None, [0, 0, 0, 0], None)
                 else:
                     if not hand:
                         raise LedgerError("a win needs the hand")
-                    result, deltas = self._score(g, st, hand, winner, discarder, flags or {})
+                    result, deltas = self._score(g, preset, st, hand, winner, discarder, flags or {})
                     if not result.legal:
                         raise LedgerError(f"not a legal win: {result.reason}", 422)
                     breakdown = [{"id": p["id"], "name": p["name"], "zh": p["zh"], "fan": p["fan"]}

@@ -7,8 +7,10 @@ A small CenterNet-style network: an image in, at a quarter of its resolution a h
 centres, each centre's box size (log of side / stride) and sub-cell offset. One class — any tile,
 face up, sideways or face down; the classifier reads what it is.
 
-Data: the Roboflow HK *train* split (its 90°/45° copies included) minus a held-out tenth of its
-source photos, which choose the epoch and the heat threshold; plus synthetic hands in a row
+Data: the Roboflow HK *train* split minus a held-out tenth of its source photos. Its copies
+turned by odd angles have loose boxes: they teach centres only (size and offset losses masked,
+see :func:`sizes_trusted`); the held-out unturned copies choose the epoch and the heat
+threshold. Plus synthetic hands in a row
 (``datasets.synthetic.render_hand``: sideways claimed tiles, face-down kong ends, bonus tiles)
 pasted on tables. The *valid* split is never seen here (``benchmarks/recognize_eval.py`` uses it).
 Views: random zoom, shift and quarter turns, light, blur, noise, JPEG — never mirrored.
@@ -146,21 +148,7 @@ def filled_corners(img: np.ndarray, k: int = 16) -> int:
     return n
 
 
-def overlapping_share(boxes: np.ndarray, iou: float = 0.25) -> float:
-    """Share of boxes that overlap another box by more than ``iou``."""
-    if len(boxes) < 2:
-        return 0.0
-    x1, y1, x2, y2 = boxes.T
-    ix = np.clip(np.minimum(x2[:, None], x2[None]) - np.maximum(x1[:, None], x1[None]), 0, None)
-    iy = np.clip(np.minimum(y2[:, None], y2[None]) - np.maximum(y1[:, None], y1[None]), 0, None)
-    inter = ix * iy
-    area = (x2 - x1) * (y2 - y1)
-    m = inter / np.maximum(area[:, None] + area[None] - inter, 1e-6)
-    np.fill_diagonal(m, 0)
-    return float((m.max(axis=1) > iou).mean())
-
-
-def sizes_trusted(img: np.ndarray, boxes: np.ndarray) -> bool:
+def sizes_trusted(img: np.ndarray) -> bool:
     """Whether a labelled photo's box sizes can be learnt from. Roboflow copies turned by an odd
     angle (their corners are flat fill) keep each tile's centre but their boxes are boxes of
     turned boxes, looser than any real photo's: they teach where tiles are, not how big."""
@@ -175,7 +163,7 @@ def load_photos(records, max_side: int = 640):
             continue
         img = cv2.cvtColor(cv2.imread(r.path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
         boxes = np.float32([bx.box for bx in r.boxes]).reshape(-1, 4)
-        trusted = sizes_trusted(img, boxes)
+        trusted = sizes_trusted(img)
         s = min(1.0, max_side / max(img.shape[:2]))
         if s < 1:
             img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)

@@ -89,11 +89,15 @@ class TileClassifier(OnnxStage):
             labels.append(TileLabel(self.classes[top], float(p[top]), alts))
         return labels
 
-    def classify_boxes(self, image: np.ndarray, boxes) -> list[TileLabel]:
+    def crops(self, image: np.ndarray, boxes) -> np.ndarray:
+        """The model's inputs for ``boxes`` of an RGB image (N, S, S, 3), S read from the model."""
         self.session  # noqa: B018  (loads input_size from the model)
-        crops = np.stack([prepare(image, b, self.input_size) for b in boxes]) if len(boxes) else \
-            np.zeros((0, self.input_size, self.input_size, 3), np.uint8)
-        return self(crops)
+        if not len(boxes):
+            return np.zeros((0, self.input_size, self.input_size, 3), np.uint8)
+        return np.stack([prepare(image, b, self.input_size) for b in boxes])
+
+    def classify_boxes(self, image: np.ndarray, boxes) -> list[TileLabel]:
+        return self(self.crops(image, boxes))
 
     def classify_image(self, image: np.ndarray) -> TileLabel:
         """A picture of one tile: the whole picture is the box."""

@@ -5,9 +5,9 @@ Two proposal stages, each a small class with a typed output that runs alone:
 - :class:`LearnedProposer` — a small fully convolutional network (``models/tile_detector.onnx``,
   trained by ``models/detector.py``) that marks every tile's centre on a heat map and regresses
   its box size (CenterNet-style, one class: "a tile, any tile, face up or down").
-- :class:`ContourProposer` — plain OpenCV: bright, tile-shaped regions after an adaptive
-  threshold, touching faces split along their dark seams. It is kept as a second opinion (and as
-  the measured baseline: alone it finds far too few tiles on real photos, see the model card).
+- :class:`ContourProposer` — plain OpenCV: light, tile-shaped regions of several threshold and
+  edge maps, blobs of touching tiles cut into tile-shaped pieces. Many more regions than tiles;
+  used to fill the detector's gaps in ``--thorough`` mode and measured on its own (model card).
 
 Proposals are generous; :func:`suppress` (OpenCV's ``cv2.dnn.NMSBoxes``) removes duplicates, and
 the classifier's ``not-a-tile`` class prunes what is left.

@@ -165,7 +165,7 @@ class Recognizer:
         full_w, full_h = full_size or (w0, h0)
         scale = full_w / image.shape[1]
         props = self.locate(image)
-        probs = self.classifier.probabilities(self._crops(image, [p.box for p in props]))
+        probs = self.classifier.probabilities(self.classifier.crops(image, [p.box for p in props]))
         classes = self.classifier.classes
         nat = classes.index(NOT_A_TILE)
         kept: list[tuple[Proposal, int, float, list[tuple[str, float]], float]] = []
@@ -199,22 +199,15 @@ class Recognizer:
         stray_order = [stray_idx[i] for r in reading_order([obs[i] for i in stray_idx]) for i in r]
         tiles = []
         for pos, i in enumerate(guess.order + stray_order):
-            if pos >= len(guess.codes):  # a stray tile: read, but not part of the hand
-                prop, _, conf, alts, _ = kept[i]
-                b = prop.box
-                tiles.append(TileRead(obs[i].code, obs[i].confidence, (b[0] * scale, b[1] * scale, b[2] * scale,
-                                                                          b[3] * scale), alts, None,
-                                      obs[i].orientation, prop.score))
-                continue
-            prop, _, conf, alts, _ = kept[i]
-            code = guess.codes[pos]
-            if code != obs[i].code:  # the rules chose an alternative: report its own confidence
-                alts = [(obs[i].code, conf)] + [a for a in alts if a[0] != code]
+            prop, _, read_conf, alts, _ = kept[i]
+            code, conf = obs[i].code, obs[i].confidence
+            if pos < len(guess.codes) and guess.codes[pos] != code:
+                # the rules chose an alternative for a hand tile: report its own confidence
+                code = guess.codes[pos]
+                alts = [(obs[i].code, read_conf)] + [a for a in alts if a[0] != code]
                 conf = next((p for c, p in obs[i].alternatives if c == code), 0.0)
-            b = prop.box
-            tiles.append(TileRead(code, obs[i].confidence if code == obs[i].code else conf,
-                                  (b[0] * scale, b[1] * scale, b[2] * scale, b[3] * scale), alts,
-                                  None, obs[i].orientation, prop.score))
+            tiles.append(TileRead(code, conf, tuple(v * scale for v in prop.box), alts, None,
+                                  obs[i].orientation, prop.score))
         groups = []
         for gi, g in enumerate(guess.groups):
             for p in g["tiles"]:
@@ -233,15 +226,6 @@ class Recognizer:
             notes.append("no tiles found")
         return Recognition(path, int(full_w), int(full_h), tiles, groups, guess.hand, guess.needs_confirmation,
                            notes, guess.winning)
-
-    def _crops(self, image: np.ndarray, boxes) -> np.ndarray:
-        from .preprocess import prepare
-
-        self.classifier.session  # noqa: B018  (reads the input size from the model)
-        size = self.classifier.input_size
-        if not boxes:
-            return np.zeros((0, size, size, 3), np.uint8)
-        return np.stack([prepare(image, b, size) for b in boxes])
 
 
 _defaults: dict[bool, Recognizer] = {}

@@ -113,7 +113,7 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
         from starlette.concurrency import run_in_threadpool
 
         gid = _game_id(request)
-        ledger.game(gid)  # 404 before reading a large body for nothing
+        ledger.check_game(gid)  # 404 before reading a large body for nothing
         size = request.headers.get("content-length")
         if size is not None and size.isdigit() and int(size) > MAX_UPLOAD:
             return _error(f"the photo is over {MAX_UPLOAD // (1024 * 1024)} MB", 413)
