@@ -9,15 +9,16 @@ half tiles; their centres lie outside every labelled box.
 
 from __future__ import annotations
 
+import os
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from vision.labels import CLASS_INDEX, NOT_A_TILE
 
-from .readers import LabelledImage
+from .readers import LabelledBox, LabelledImage
 
 CONTEXT = 96
 SCALE = 1.6
@@ -112,13 +113,23 @@ def negative_boxes(rec: LabelledImage, n: int, rnd: random.Random) -> list[tuple
     return out
 
 
+def flipped_back(rec: LabelledImage) -> LabelledImage:
+    """The record of a copy that was mirrored, its boxes mirrored back to match the flipped image."""
+    w = rec.width
+    boxes = [LabelledBox(b.code, (w - b.box[2], b.box[1], w - b.box[0], b.box[3])) for b in rec.boxes]
+    return replace(rec, boxes=boxes)
+
+
 def crops_from_photos(records: list[LabelledImage], negatives_per_tile: float = 0.35,
-                      seed: int = 0) -> CropSet:
-    """Context crops of every labelled tile of ``records`` and of negatives around them."""
+                      seed: int = 0, mirrored: frozenset[str] = frozenset()) -> CropSet:
+    """Context crops of every labelled tile of ``records`` and of negatives around them. Photos
+    whose file name is in ``mirrored`` (copies flipped left to right) are flipped back first."""
     rnd = random.Random(seed)
     imgs, labels, sizes, groups = [], [], [], []
     for rec in records:
         image = load_rgb(rec.path)
+        if os.path.basename(rec.path) in mirrored:
+            image, rec = np.ascontiguousarray(image[:, ::-1]), flipped_back(rec)
         for b in rec.boxes:
             c, s = context_crop(image, b.box)
             imgs.append(c), labels.append(CLASS_INDEX[b.code]), sizes.append(s), groups.append(rec.source)

@@ -23,7 +23,8 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 from datasets.augment import view
-from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives, load_rgb
+from datasets.crops import (CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives,
+                            flipped_back, load_rgb)
 from datasets.readers import read_crop_csv, read_yolo
 from datasets import synthetic
 from datasets.synthetic import single_tiles
@@ -66,7 +67,7 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
     if os.path.exists(key):
         rf_crops = CropSet.load(key)
     else:
-        rf_crops = crops_from_photos([r for r in train_recs if os.path.basename(r.path) not in mirrored], seed=seed)
+        rf_crops = crops_from_photos(train_recs, seed=seed, mirrored=frozenset(mirrored))
         rf_crops.save(key)
     parts.append(drop_tile_like_negatives(rf_crops))
     if "camerash" not in without:
@@ -89,8 +90,9 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
     return CropSet.concat(parts), hold_recs
 
 
-def holdout_batches(recs, limit_per_source: int = 1):
-    """Inference-path inputs of held-out photos: (N,64,64,3) uint8 and labels."""
+def holdout_batches(recs, limit_per_source: int = 1, mirrored: frozenset[str] = frozenset()):
+    """Inference-path inputs of held-out photos: (N,64,64,3) uint8 and labels (mirrored copies
+    flipped back, so the epoch is chosen on tiles the right way round)."""
     from vision.labels import CLASS_INDEX
     seen: dict[str, int] = {}
     xs, ys = [], []
@@ -99,6 +101,8 @@ def holdout_batches(recs, limit_per_source: int = 1):
             continue
         seen[r.source] = seen.get(r.source, 0) + 1
         img = load_rgb(r.path)
+        if os.path.basename(r.path) in mirrored:
+            img, r = np.ascontiguousarray(img[:, ::-1]), flipped_back(r)
         for b in r.boxes:
             xs.append(prepare(img, b.box)), ys.append(CLASS_INDEX[b.code])
     return np.stack(xs), np.array(ys)
@@ -143,7 +147,8 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--holdout", type=float, default=0.1)
     ap.add_argument("--without", default="", help="comma list of sources to leave out: camerash, synthetic")
-    ap.add_argument("--mirrored", default="", help="file listing train images that are mirrored (left out)")
+    ap.add_argument("--mirrored", default="", help="file listing train images that are mirrored (flipped back), "
+                    "made by models.find_mirrored")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", help="start from these weights (a .pt state dict), e.g. to fine-tune")
     ap.add_argument("--negative-weight", type=float, default=1.0,
@@ -155,7 +160,7 @@ def main(argv=None) -> None:
     mirrored = set(open(a.mirrored).read().split()) if a.mirrored else set()
     t0 = time.time()
     train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, without, mirrored)
-    hx, hy = holdout_batches(hold_recs)
+    hx, hy = holdout_batches(hold_recs, mirrored=frozenset(mirrored))
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(np.float64)
     weights = (1.0 / np.maximum(counts, 1)) ** 0.5
@@ -210,7 +215,7 @@ def main(argv=None) -> None:
             "trained_on": "roboflow-hk-chinese train (minus held-out sources)"
                           + ("" if "camerash" in without else " + camerash-tiles")
                           + ("" if "synthetic" in without else " + synthetic font tiles and backs"),
-            "epochs": a.epochs, "seed": a.seed, "mirrored_left_out": len(mirrored),
+            "epochs": a.epochs, "seed": a.seed, "mirrored_flipped_back": len(mirrored),
             "fine_tuned_from": os.path.basename(a.init) if a.init else ""}
     export_onnx(model, a.out, meta)
     print(f"wrote {a.out} (held-out accuracy {best:.4f})", flush=True)

@@ -7,9 +7,10 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.crops import CONTEXT, CropSet, crops_from_photos, crops_from_tile_images, iou, negative_boxes
-from datasets.readers import (DatasetError, camerash_name_to_code, read_crop_csv, read_yolo, source_of,
-                              yolo_name_to_code)
+from datasets.crops import (CONTEXT, CropSet, crops_from_photos, crops_from_tile_images, flipped_back, iou,
+                            negative_boxes)
+from datasets.readers import (DatasetError, LabelledBox, LabelledImage, camerash_name_to_code, read_crop_csv,
+                              read_yolo, source_of, yolo_name_to_code)
 from datasets.synthetic import available_fonts, codepoint, render_hand, single_tiles
 from scoring.tiles import CODES
 from vision.labels import CLASS_INDEX, CLASSES, NOT_A_TILE
@@ -163,3 +164,47 @@ def test_rendered_hand_ground_truth_matches_the_drawing():
     back = h.tiles[h.groups[2]["tiles"][0]].box
     inner = h.image[back[1] + 8:back[3] - 8, back[0] + 8:back[2] - 8].astype(float)
     assert inner.std(axis=(0, 1)).mean() < 25
+
+
+def test_mirrored_copies_are_flipped_back_with_their_boxes(tmp_path):
+    img = np.full((100, 200, 3), 40, np.uint8)
+    img[20:60, 30:60] = np.linspace(0, 255, 30, dtype=np.uint8)[None, :, None]  # dark left, light right
+    path = tmp_path / "copy_jpg.rf.1.jpg"
+    cv2.imwrite(str(path), img)
+    rec = LabelledImage(str(path), 200, 100, [LabelledBox("Rd", (30, 20, 60, 60))])
+    plain = crops_from_photos([rec], negatives_per_tile=0, seed=1)
+    back = crops_from_photos([rec], negatives_per_tile=0, seed=1, mirrored=frozenset({path.name}))
+    assert CLASSES[back.labels[0]] == "Rd"
+    assert flipped_back(rec).boxes[0].box == pytest.approx((200 - 60, 20, 200 - 30, 60))
+    # the photo is flipped and its box with it: the crop is the tile's mirror image (to within
+    # the resampling's pixel-centre convention), light on the left now
+    a, b = plain.images[0].astype(int), back.images[0].astype(int)
+    assert np.abs(b - a[:, ::-1]).mean() < 0.1 * np.abs(b - a).mean()
+    mid = CONTEXT // 2
+    assert b[mid, mid - 10].mean() > b[mid, mid + 10].mean() + 100
+
+
+def _copy(points, transform):
+    boxes = [LabelledBox(code, (x - 5, y - 5, x + 5, y + 5)) for code, (x, y) in
+             ((c, transform(np.array(p, float))) for c, p in points.items())]
+    return LabelledImage("/x/photo_jpg.rf.0.jpg", 400, 400, boxes)
+
+
+def test_layouts_of_two_copies_tell_a_flip_from_a_turn():
+    from models.find_mirrored import relative_sense, tie_copies
+
+    points = {"1m": (50, 50), "5p": (200, 60), "E": (120, 180), "Rd": (300, 250), "F1": (60, 300)}
+    turn = np.radians(30)
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    original = _copy(points, lambda p: p)
+    turned = _copy(points, lambda p: rot @ p + 20)
+    sheared = _copy(points, lambda p: np.array([p[0] + 0.3 * p[1], p[1]]))
+    mirrored = _copy(points, lambda p: np.array([400 - p[0], p[1]]))
+    assert relative_sense(original, turned) == 1
+    assert relative_sense(original, sheared) == 1
+    assert relative_sense(original, mirrored) == -1
+    assert relative_sense(turned, mirrored) == -1
+    row = {"1m": (50, 100), "2m": (100, 100), "3m": (150, 101)}  # one straight row: no evidence
+    assert relative_sense(_copy(row, lambda p: p), _copy(row, lambda p: np.array([400 - p[0], p[1]]))) == 0
+    groups = tie_copies([original, turned, mirrored])
+    assert len(groups) == 1 and sorted(groups[0]) == [(0, 1), (1, 1), (2, -1)]

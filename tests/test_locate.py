@@ -104,3 +104,22 @@ def test_learned_proposer_on_a_sample_photo_finds_its_tiles():
     props = LearnedProposer()(image)
     keep = suppress([p.box for p in props], [p.score for p in props])
     assert 13 <= len(keep) <= 16  # 14 tiles in a row
+
+
+def test_looks_at_two_scales_agree_in_photo_pixels_and_are_pooled():
+    from datasets.crops import iou
+    from vision.io import load_photo
+
+    sample = os.path.join(os.path.dirname(__file__), "..", "samples", "hand-honours.jpg")
+    image, _ = load_photo(sample, 1600)
+    p = LearnedProposer()
+    assert p.extra_sides and LearnedProposer(extra_sides=()).extra_sides == ()
+    big, _ = p.look(image)
+    small, _ = p.look(image, min(p.extra_sides))
+    assert len(big) and len(small)
+    # both looks report boxes in the photo's pixels: most tiles are found at the same place
+    same = sum(max(iou(a, b) for b in small) > 0.5 for a in big)
+    assert same >= 0.7 * len(big)
+    pooled = [q.box for q in p(image)]
+    assert len(pooled) >= max(len(big), len(small)) - 1
+    assert all(iou(a, b) <= 0.45 for i, a in enumerate(pooled) for b in pooled[i + 1:])

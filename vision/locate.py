@@ -85,11 +85,18 @@ class LearnedProposer(OnnxStage):
     """``proposer(image)`` -> proposals from the ONNX tile detector (one session, made on first use)."""
 
     what = "tile detector"
+    #: Each photo is looked at with these long sides as well as the model's own input side, and the
+    #: boxes of all looks are pooled (duplicates removed by NMS). Tiles much larger than the
+    #: detector learnt get several small peaks at one scale and one right peak at a smaller one;
+    #: on held-out training photos adding a look at 320 px raised recall at IoU 0.5 from 68 % to
+    #: 77 % at the same precision (model card).
+    EXTRA_SIDES = (320,)
 
     def __init__(self, model_path: str | None = None, side: int | None = None, threshold: float | None = None,
-                 threads: int = 1):
+                 threads: int = 1, extra_sides: tuple[int, ...] | None = None):
         super().__init__(model_path or DEFAULT_DETECTOR, threads)
         self._side, self._threshold = side, threshold
+        self.extra_sides = self.EXTRA_SIDES if extra_sides is None else tuple(extra_sides)
         self.meta: dict = {}
 
     def _configure(self, session, meta: dict) -> None:
@@ -102,23 +109,33 @@ class LearnedProposer(OnnxStage):
         self.session  # noqa: B018
         return int(self._side or self.meta["input_side"])
 
-    def raw(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        """Heat map, size and offset maps of an RGB image, and the scale used."""
+    def raw(self, image: np.ndarray, side: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """Heat map, size and offset maps of an RGB image seen with long side ``side`` (default:
+        the model's input side), and the scale used."""
         sess = self.session
-        x, s = letterbox_photo(image, self.side)
+        x, s = letterbox_photo(image, side or self.side)
         t = (x.astype(np.float32) / 255.0 - np.asarray(self.meta["mean"], np.float32)) / \
             np.asarray(self.meta["std"], np.float32)
         t = np.ascontiguousarray(t.transpose(2, 0, 1)[None])
         heat, size, offset = sess.run(None, {sess.get_inputs()[0].name: t})
         return heat[0, 0], size[0], offset[0], s
 
-    def __call__(self, image: np.ndarray) -> list[Proposal]:
-        heat, size, offset, s = self.raw(image)
+    def look(self, image: np.ndarray, side: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Boxes (in the image's pixels) and scores of one look with long side ``side``."""
+        heat, size, offset, s = self.raw(image, side)
         thr = self._threshold if self._threshold is not None else float(self.meta["threshold"])
         boxes, scores = decode(heat, size, offset, int(self.meta["stride"]), threshold=thr)
+        keep = suppress(boxes, scores, 0.45)
+        return boxes[keep] / s, scores[keep]
+
+    def __call__(self, image: np.ndarray) -> list[Proposal]:
+        looks = [self.look(image, side) for side in (self.side, *self.extra_sides)]
+        boxes = np.concatenate([b for b, _ in looks])
+        scores = np.concatenate([sc for _, sc in looks])
+        keep = suppress(boxes, scores, 0.45)
         h, w = image.shape[:2]
         out = []
-        for b, sc in zip(boxes / s, scores):
+        for b, sc in zip(boxes[keep], scores[keep]):
             x1, y1, x2, y2 = max(0.0, b[0]), max(0.0, b[1]), min(float(w), b[2]), min(float(h), b[3])
             if x2 - x1 >= 2 and y2 - y1 >= 2:
                 out.append(Proposal((float(x1), float(y1), float(x2), float(y2)), float(sc), "learned"))
