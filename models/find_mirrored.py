@@ -11,7 +11,9 @@ both. Two pieces of evidence that do not depend on it are combined instead:
    from fonts. Mirroring survives any turn, so the probe reads crops at any angle. Only tiles
    with handedness are used (:data:`HANDED`: characters, winds, green dragon, the bird of 1s,
    flowers and seasons); dots, most bamboos, red and white dragons look the same mirrored.
-   Summed over a photo's handed tiles, its log-odds say whether the photo is mirrored.
+   Summed over a photo's handed tiles, its log-odds say whether the photo is mirrored. The
+   probe then goes on training (``--rounds``) on the training copies it is already sure of,
+   turned the right way round, to learn this tile set's own characters.
 2. **The layout of the copies of one source photo.** Roboflow made three copies of each source
    photo (turned, sheared, sometimes flipped). Three tiles with codes that occur once in the
    photo form a triangle whose turning sense is kept by turns and shears and reversed by a flip,
