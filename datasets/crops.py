@@ -120,6 +120,15 @@ def flipped_back(rec: LabelledImage) -> LabelledImage:
     return replace(rec, boxes=boxes)
 
 
+def load_oriented(rec: LabelledImage, mirrored: frozenset[str] = frozenset()) -> tuple[np.ndarray, LabelledImage]:
+    """A labelled photo (RGB) and its record; a copy listed in ``mirrored`` (file names of copies
+    flipped left to right) comes back flipped to the right way round, boxes and all."""
+    image = load_rgb(rec.path)
+    if os.path.basename(rec.path) in mirrored:
+        return np.ascontiguousarray(image[:, ::-1]), flipped_back(rec)
+    return image, rec
+
+
 def crops_from_photos(records: list[LabelledImage], negatives_per_tile: float = 0.35,
                       seed: int = 0, mirrored: frozenset[str] = frozenset()) -> CropSet:
     """Context crops of every labelled tile of ``records`` and of negatives around them. Photos
@@ -127,9 +136,7 @@ def crops_from_photos(records: list[LabelledImage], negatives_per_tile: float = 
     rnd = random.Random(seed)
     imgs, labels, sizes, groups = [], [], [], []
     for rec in records:
-        image = load_rgb(rec.path)
-        if os.path.basename(rec.path) in mirrored:
-            image, rec = np.ascontiguousarray(image[:, ::-1]), flipped_back(rec)
+        image, rec = load_oriented(rec, mirrored)
         for b in rec.boxes:
             c, s = context_crop(image, b.box)
             imgs.append(c), labels.append(CLASS_INDEX[b.code]), sizes.append(s), groups.append(rec.source)

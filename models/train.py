@@ -24,7 +24,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from datasets.augment import view
 from datasets.crops import (CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives,
-                            flipped_back, load_rgb)
+                            load_oriented)
 from datasets.readers import read_crop_csv, read_yolo
 from datasets import synthetic
 from datasets.synthetic import single_tiles
@@ -100,9 +100,7 @@ def holdout_batches(recs, limit_per_source: int = 1, mirrored: frozenset[str] = 
         if seen.get(r.source, 0) >= limit_per_source:
             continue
         seen[r.source] = seen.get(r.source, 0) + 1
-        img = load_rgb(r.path)
-        if os.path.basename(r.path) in mirrored:
-            img, r = np.ascontiguousarray(img[:, ::-1]), flipped_back(r)
+        img, r = load_oriented(r, mirrored)
         for b in r.boxes:
             xs.append(prepare(img, b.box)), ys.append(CLASS_INDEX[b.code])
     return np.stack(xs), np.array(ys)

@@ -208,3 +208,13 @@ def test_layouts_of_two_copies_tell_a_flip_from_a_turn():
     assert relative_sense(_copy(row, lambda p: p), _copy(row, lambda p: np.array([400 - p[0], p[1]]))) == 0
     groups = tie_copies([original, turned, mirrored])
     assert len(groups) == 1 and sorted(groups[0]) == [(0, 1), (1, 1), (2, -1)]
+
+
+def test_copies_tied_by_layout_share_one_decision():
+    from models.find_mirrored import decide
+
+    groups = [[(0, 1), (1, -1)], [(2, 1)]]  # copies 0 and 1 mirror each other; copy 2 is alone
+    odds = np.array([2.0, -1.0, 0.5])  # evidence that each copy is mirrored
+    assert decide(odds, groups, margin=1.0) == {0: 1, 1: -1}  # copy 2's evidence is too weak
+    assert decide(odds, groups, margin=0.1) == {0: 1, 1: -1, 2: 1}
+    assert decide(-odds, groups, margin=0.1) == {0: -1, 1: 1, 2: -1}
