@@ -172,10 +172,10 @@ def main(argv=None) -> None:
     if args.worker:
         worker(*args.worker)
         return
-    from datasets.readers import read_yolo
+    from datasets.readers import read_yolo, roboflow_subset
 
     recs = [r for r in read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "valid")
-            if not os.path.basename(r.path).startswith(("IMG_27", "Screenshot"))]
+            if roboflow_subset(r.path) == "hk"]
     if args.limit:
         recs = recs[:args.limit]
     paths = [r.path for r in recs]

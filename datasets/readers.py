@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import os
+import random
 import re
 from dataclasses import dataclass, field
 
@@ -77,6 +78,24 @@ class LabelledImage:
 def source_of(path: str) -> str:
     name = os.path.basename(path)
     return name.split(".rf.")[0] if ".rf." in name else os.path.splitext(name)[0]
+
+
+def roboflow_subset(path: str) -> str:
+    """Which part of the Roboflow HK set a photo belongs to: ``japanese`` (the ``IMG_27*`` photos of
+    a Japanese-style set), ``screenshot`` (digital tiles) or ``hk`` (real Hong Kong tiles)."""
+    name = os.path.basename(path)
+    if name.startswith("IMG_27"):
+        return "japanese"
+    if name.startswith("Screenshot"):
+        return "screenshot"
+    return "hk"
+
+
+def held_out_sources(records: list["LabelledImage"], fraction: float, seed: int) -> set[str]:
+    """A seeded random share of the records' source photos, held out of training (every copy of
+    a source goes the same way); the classifier and the detector hold out the same ones."""
+    sources = sorted({r.source for r in records})
+    return set(random.Random(seed).sample(sources, max(1, int(len(sources) * fraction))))
 
 
 def _read_names(root: str) -> list[str]:

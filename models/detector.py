@@ -23,7 +23,6 @@ import argparse
 import json
 import math
 import os
-import random
 import time
 
 import cv2
@@ -33,7 +32,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from datasets.augment import photometric
-from datasets.readers import read_yolo
+from datasets.readers import held_out_sources, read_yolo
 from vision.locate import decode
 
 STRIDE = 4
@@ -324,8 +323,7 @@ def main(argv=None) -> None:
     os.makedirs(args.work, exist_ok=True)
 
     recs = read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "train")
-    sources = sorted({r.source for r in recs})
-    held = set(random.Random(args.seed).sample(sources, max(1, int(len(sources) * args.holdout))))
+    held = held_out_sources(recs, args.holdout, args.seed)
     train_items = load_photos([r for r in recs if r.source not in held])
     # epochs and the threshold are chosen on held-out photos whose boxes are as a real photo's
     hold_items = [it for it in load_photos([r for r in recs if r.source in held]) if it[2]]

@@ -19,18 +19,9 @@ from collections import Counter
 import numpy as np
 
 from datasets.crops import load_rgb
-from datasets.readers import read_crop_csv, read_yolo
+from datasets.readers import read_crop_csv, read_yolo, roboflow_subset
 from vision.classify import TileClassifier
 from vision.preprocess import prepare
-
-
-def _subset(rec) -> str:
-    name = os.path.basename(rec.path)
-    if name.startswith("IMG_27"):
-        return "japanese"
-    if name.startswith("Screenshot"):
-        return "screenshot"
-    return "hk"
 
 
 def evaluate_valid(clf: TileClassifier, data: str) -> dict:
@@ -48,7 +39,7 @@ def evaluate_valid(clf: TileClassifier, data: str) -> dict:
             # the best tile reading, should the not-a-tile answer be set aside
             tile = lab.code if lab.code != "not-a-tile" else next(
                 (c for c, _ in lab.alternatives if c != "not-a-tile"), lab.code)
-            rows.append((_subset(rec), "upright" if w / h < 0.9 else "sideways", b.code, lab.code, lab.confidence,
+            rows.append((roboflow_subset(rec.path), "upright" if w / h < 0.9 else "sideways", b.code, lab.code, lab.confidence,
                          tile))
     out: dict = {}
 

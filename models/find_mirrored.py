@@ -37,7 +37,7 @@ import numpy as np
 
 from datasets.augment import view
 from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, load_rgb
-from datasets.readers import LabelledImage, read_crop_csv, read_yolo
+from datasets.readers import LabelledImage, read_crop_csv, read_yolo, roboflow_subset
 from datasets.synthetic import single_tiles
 from vision.preprocess import prepare, to_tensor
 
@@ -222,7 +222,7 @@ def main(argv=None) -> None:
 
     os.makedirs(a.work, exist_ok=True)
     rf = os.path.join(a.data, "roboflow-hk-chinese")
-    valid = [r for r in read_yolo(rf, "valid") if not os.path.basename(r.path).startswith(("IMG_27", "Screenshot"))
+    valid = [r for r in read_yolo(rf, "valid") if roboflow_subset(r.path) == "hk"
              and any(b.code in HANDED for b in r.boxes)]
 
     def check(model, what: str) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import time
 
 import numpy as np
@@ -25,7 +24,7 @@ from torch.utils.data import DataLoader, Dataset
 from datasets.augment import view
 from datasets.crops import (CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives,
                             load_oriented)
-from datasets.readers import read_crop_csv, read_yolo
+from datasets.readers import held_out_sources, read_crop_csv, read_yolo
 from datasets import synthetic
 from datasets.synthetic import single_tiles
 from scoring.tiles import CODES
@@ -56,9 +55,7 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
     os.makedirs(work, exist_ok=True)
     rf = os.path.join(data, "roboflow-hk-chinese")
     recs = read_yolo(rf, "train")
-    sources = sorted({r.source for r in recs})
-    rnd = random.Random(seed)
-    held = set(rnd.sample(sources, max(1, int(len(sources) * holdout))))
+    held = held_out_sources(recs, holdout, seed)
     train_recs = [r for r in recs if r.source not in held]
     hold_recs = [r for r in recs if r.source in held]
     # one copy per held-out source is enough to choose epochs; prefer copies that were not rotated

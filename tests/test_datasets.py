@@ -9,8 +9,8 @@ import pytest
 
 from datasets.crops import (CONTEXT, CropSet, crops_from_photos, crops_from_tile_images, flipped_back, iou,
                             negative_boxes)
-from datasets.readers import (DatasetError, LabelledBox, LabelledImage, camerash_name_to_code, read_crop_csv,
-                              read_yolo, source_of, yolo_name_to_code)
+from datasets.readers import (DatasetError, LabelledBox, LabelledImage, camerash_name_to_code, held_out_sources,
+                              read_crop_csv, read_yolo, roboflow_subset, source_of, yolo_name_to_code)
 from datasets.synthetic import available_fonts, codepoint, render_hand, single_tiles
 from scoring.tiles import CODES
 from vision.labels import CLASS_INDEX, CLASSES, NOT_A_TILE
@@ -218,3 +218,17 @@ def test_copies_tied_by_layout_share_one_decision():
     assert decide(odds, groups, margin=1.0) == {0: 1, 1: -1}  # copy 2's evidence is too weak
     assert decide(odds, groups, margin=0.1) == {0: 1, 1: -1, 2: 1}
     assert decide(-odds, groups, margin=0.1) == {0: -1, 1: 1, 2: -1}
+
+
+def test_held_out_sources_keep_every_copy_of_a_source_together():
+    recs = [LabelledImage(f"/d/src{k}_jpg.rf.{c}.jpg", 10, 10) for k in range(20) for c in "abc"]
+    held = held_out_sources(recs, 0.1, seed=1)
+    assert len(held) == 2 and held == held_out_sources(recs, 0.1, seed=1)
+    assert held <= {r.source for r in recs}
+    assert held_out_sources(recs[:3], 0.1, seed=1) == {"src0_jpg"}  # at least one source
+
+
+def test_roboflow_subsets():
+    assert roboflow_subset("/v/IMG_2731_jpg.rf.x.jpg") == "japanese"
+    assert roboflow_subset("Screenshot_1.png") == "screenshot"
+    assert roboflow_subset("/v/367362342_n_jpg.rf.y.jpg") == "hk"
