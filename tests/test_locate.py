@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 from vision.classify import ModelError
-from vision.locate import (DEFAULT_DETECTOR, ContourProposer, LearnedProposer, decode, fit, letterbox_photo,
-                           suppress)
+from vision.locate import (DEFAULT_DETECTOR, BoxRefiner, ContourProposer, LearnedProposer, decode, fit,
+                           letterbox_photo, refine_window, suppress)
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
 
 
 def _maps(centres, sizes, shape=(24, 32), stride=4):
@@ -123,3 +125,50 @@ def test_looks_at_two_scales_agree_in_photo_pixels_and_are_pooled():
     pooled = [q.box for q in p(image)]
     assert len(pooled) >= max(len(big), len(small)) - 1
     assert all(iou(a, b) <= 0.45 for i, a in enumerate(pooled) for b in pooled[i + 1:])
+
+
+def test_refine_window_centres_the_box_at_a_fixed_scale():
+    img = np.zeros((200, 300, 3), np.uint8)
+    img[60:100, 100:130] = 255  # a 30 x 40 white box
+    win, centre, side = refine_window(img, (100, 60, 130, 100), 64)
+    assert win.shape == (64, 64, 3) and centre == (115.0, 80.0) and side == 80.0  # twice the long side
+    # the box fills the middle 24 x 32 window pixels; the rest is black photo
+    assert win[18:46, 22:42].min() > 200 and win[:14].max() < 30 and win[:, :18].max() < 30
+    # outside the photo the window is grey, not smeared photo
+    edge, _, _ = refine_window(img, (0, 0, 20, 20), 64)
+    assert (edge[:10, :10] == 114).all()
+
+
+def _labelled(name):
+    with open(os.path.join(SAMPLES, "labels.json")) as fh:
+        return [tuple(t[1:]) for t in json.load(fh)[name]]
+
+
+def _best_ious(found, truth):
+    from datasets.crops import iou
+
+    return [max([iou(t, f) for f in found] or [0.0]) for t in truth]
+
+
+@pytest.mark.parametrize("name", ["hand-honours.jpg", "hand-pungs.jpg", "hand-bonus.jpg"])
+def test_box_refiner_brings_the_detectors_boxes_onto_the_labelled_tiles(name):
+    from vision.io import load_photo
+
+    image, _ = load_photo(os.path.join(SAMPLES, name), 1600)  # the samples are 640 x 640: no scaling
+    truth = _labelled(name)
+    found = [p.box for p in LearnedProposer()(image)]
+    refiner = BoxRefiner()
+    assert refiner._session is None  # made on first use, never at import
+    refined = refiner(image, found)
+    assert refined.shape == (len(found), 4)
+    assert (refined[:, 2] > refined[:, 0]).all() and (refined[:, 3] > refined[:, 1]).all()
+    before, after = _best_ious(found, truth), _best_ious(refined, truth)
+    assert np.mean(after) > np.mean(before) + 0.03
+    assert sum(v >= 0.5 for v in after) >= 0.85 * len(truth)
+
+
+def test_box_refiner_empty_and_wrong_model():
+    img = np.zeros((50, 50, 3), np.uint8)
+    assert BoxRefiner()(img, []).shape == (0, 4)
+    with pytest.raises(ModelError, match="no box refiner metadata"):
+        BoxRefiner(DEFAULT_DETECTOR).session

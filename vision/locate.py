@@ -72,11 +72,16 @@ def decode(heat: np.ndarray, size: np.ndarray, offset: np.ndarray, stride: int,
     return boxes.reshape(-1, 4), scores.astype(np.float32)
 
 
-def suppress(boxes, scores, iou: float = 0.45, min_score: float = 0.0) -> list[int]:
-    """Indices kept by OpenCV's non-maximum suppression, best first."""
+def suppress(boxes, scores, iou: float = 0.45, min_score: float = 0.0, core: float = 1.0) -> list[int]:
+    """Indices kept by OpenCV's non-maximum suppression, best first. With ``core`` < 1 the boxes are
+    compared by their cores (each shrunk about its centre to that fraction of its sides): the upright
+    hulls of touching tiles in a slanted row overlap a lot, their cores little; two boxes of one
+    tile share their core."""
     if len(boxes) == 0:
         return []
-    rects = [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes]
+    k = (1.0 - core) / 2
+    rects = [[float(b[0] + k * (b[2] - b[0])), float(b[1] + k * (b[3] - b[1])), float(core * (b[2] - b[0])),
+              float(core * (b[3] - b[1]))] for b in boxes]
     keep = cv2.dnn.NMSBoxes(rects, [float(s) for s in scores], float(min_score), float(iou))
     return [int(k) for k in np.asarray(keep).reshape(-1)]
 
@@ -140,6 +145,64 @@ class LearnedProposer(OnnxStage):
             if x2 - x1 >= 2 and y2 - y1 >= 2:
                 out.append(Proposal((float(x1), float(y1), float(x2), float(y2)), float(sc), "learned"))
         return out
+
+
+def refine_window(image: np.ndarray, box, size: int, context: float = 2.0) -> tuple[np.ndarray, tuple[float, float], float]:
+    """The square window the box refiner looks at: centred on ``box``, ``context`` times its long
+    side, resampled to ``size`` pixels (outside the image: grey). Returns it with its centre and side
+    in the image's pixels."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    side = max(4.0, context * max(box[2] - box[0], box[3] - box[1]))
+    s = size / side
+    m = np.float32([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]])
+    win = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
+    return win, (float(cx), float(cy)), float(side)
+
+
+DEFAULT_REFINER = os.path.join(os.path.dirname(DEFAULT_DETECTOR), "box_refiner.onnx")
+
+
+class BoxRefiner(OnnxStage):
+    """``refiner(image, boxes)`` -> the boxes redrawn by the ONNX box refiner (``models/box_refiner.onnx``,
+    trained by ``models/refiner.py``): it looks at a window around each box (:func:`refine_window`)
+    and says where the tile at its centre is. ``rounds`` looks, each from the last one's box."""
+
+    what = "box refiner"
+
+    def __init__(self, model_path: str | None = None, rounds: int = 2, threads: int = 1, batch: int = 64):
+        super().__init__(model_path or DEFAULT_REFINER, threads)
+        self.rounds, self.batch = rounds, batch
+        self.meta: dict = {}
+
+    def _configure(self, session, meta: dict) -> None:
+        self.meta = {k: meta[k] for k in ("kind", "window", "context", "mean", "std")}
+        if self.meta["kind"] != "box-refiner":
+            raise ModelError(f"{self.model_path} is not a box refiner")
+
+    def __call__(self, image: np.ndarray, boxes) -> np.ndarray:
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        if not len(boxes):
+            return boxes
+        sess = self.session
+        size, context = int(self.meta["window"]), float(self.meta["context"])
+        mean, std = np.asarray(self.meta["mean"], np.float32), np.asarray(self.meta["std"], np.float32)
+        h, w = image.shape[:2]
+        for _ in range(self.rounds):
+            out = np.empty_like(boxes)
+            for a in range(0, len(boxes), self.batch):
+                wins, frames = [], []
+                for b in boxes[a:a + self.batch]:
+                    win, centre, side = refine_window(image, b, size, context)
+                    wins.append(((win.astype(np.float32) / 255.0 - mean) / std).transpose(2, 0, 1))
+                    frames.append((*centre, side))
+                pred = sess.run(None, {sess.get_inputs()[0].name: np.ascontiguousarray(np.stack(wins))})[0]
+                f = np.float32(frames)
+                out[a:a + len(f)] = pred * f[:, 2:3] + f[:, [0, 1, 0, 1]]
+            boxes = out
+        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
+        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
+        return boxes
 
 
 class ContourProposer:

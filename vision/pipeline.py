@@ -21,13 +21,14 @@ from .classify import LOW_CONFIDENCE, TileClassifier
 from .group import MeldGrouper, TileObs, hand_and_strays, reading_order
 from .io import load_photo
 from .labels import BACK, NOT_A_TILE
-from .locate import WORK_SIDE, ContourProposer, LearnedProposer, Proposal, suppress
+from .locate import WORK_SIDE, BoxRefiner, ContourProposer, LearnedProposer, Proposal, suppress
 from .preprocess import SIDEWAYS_RATIO
 
 DROP_NOT_A_TILE = 0.5  # a proposal the classifier calls not-a-tile with at least this is dropped
 SURE_TILE = 0.6  # ... unless the detector is this sure it is a tile and the classifier not sure it is not
 SURE_NOT_A_TILE = 0.85
-DUPLICATE_IOU = 0.25  # two read tiles overlapping this much are one tile read twice
+DUPLICATE_IOU = 0.25  # two read tiles whose cores overlap this much are one tile read twice
+DUPLICATE_CORE = 0.6  # ... compared by their cores (see vision.locate.suppress): a slanted row's tiles stay apart
 
 
 @dataclass
@@ -133,17 +134,26 @@ class Recognizer:
     """``recognizer(path)`` -> :class:`Recognition`; ``recognizer.read(image)`` for an RGB array."""
 
     def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
-                 low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0):
+                 low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
+                 refiner: BoxRefiner | None | bool = True):
         self.classifier = classifier or TileClassifier()
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
+        self.refiner = BoxRefiner() if refiner is True else (refiner or None)
         self.work_side = work_side
         self.grouper = MeldGrouper(low_confidence)
         self.low_confidence = low_confidence
         self.contour_min_conf, self.contour_max_not = contour_min_conf, contour_max_not
 
     def locate(self, image: np.ndarray) -> list[Proposal]:
-        """All proposals, near-duplicates removed (OpenCV NMS)."""
+        """All proposals, the detector's boxes redrawn by the box refiner, near-duplicates removed
+        (OpenCV NMS)."""
         props = [p for proposer in self.proposers for p in proposer(image)]
+        learned = [i for i, p in enumerate(props) if p.source == "learned"]
+        if self.refiner is not None and learned:
+            boxes = self.refiner(image, [props[i].box for i in learned])
+            for i, b in zip(learned, boxes):
+                if b[2] - b[0] >= 2 and b[3] - b[1] >= 2:
+                    props[i] = Proposal(tuple(float(v) for v in b), props[i].score, props[i].source)
         keep = suppress([p.box for p in props], [p.score for p in props], iou=0.6)
         return [props[k] for k in keep]
 
@@ -179,7 +189,8 @@ class Recognizer:
             alts = [(classes[k], float(p[k])) for k in order[1:1 + self.classifier.alternatives]]
             kept.append((prop, order[0], float(p[order[0]]), alts, p_not))
         # duplicates left after classification: keep the likelier tile
-        keep = suppress([k[0].box for k in kept], [k[0].score * k[2] for k in kept], iou=DUPLICATE_IOU)
+        keep = suppress([k[0].box for k in kept], [k[0].score * k[2] for k in kept], iou=DUPLICATE_IOU,
+                        core=DUPLICATE_CORE)
         kept = [kept[k] for k in keep]
         # OpenCV regions only fill gaps: one whose centre lies on a tile the detector found is that tile again
         learned = [k[0].box for k in kept if k[0].source != "contour"]
