@@ -1,7 +1,7 @@
 """Photo-to-hand evaluation: mjcam and the peer (PyPI ``mahjong-detector``) on the same photos.
 
     pip install '.[bench]'
-    python benchmarks/recognize_eval.py --data ../shared/data [--limit N] [--timing 20]
+    python benchmarks/recognize_eval.py --data ../shared/data [--limit N] [--timing 20] [--photos held-out]
 
 Photos: the HK photos of the Roboflow *valid* split (``IMG_27*``, a Japanese set, and
 ``Screenshot*`` left out); neither of mjcam's models trained or tuned on them.
@@ -166,20 +166,29 @@ def main(argv=None) -> None:
     ap.add_argument("--timing", type=int, default=20, help="photos for the 12 MP timing")
     ap.add_argument("--worker", nargs=2, metavar=("SYSTEM", "LIST"), help=argparse.SUPPRESS)
     ap.add_argument("--json", metavar="FILE", help="also write the figures here")
+    ap.add_argument("--photos", choices=("valid", "held-out"), default="valid",
+                    help="the valid split's HK photos (the figures), or the training photos held out of "
+                         "every model's training (where settings are chosen)")
     ap.add_argument("--opencv", action="store_true", help="also run mjcam with OpenCV contour proposals only "
                     "('opencv') and with both kinds of proposal ('both')")
     args = ap.parse_args(argv)
     if args.worker:
         worker(*args.worker)
         return
-    from datasets.readers import read_yolo, roboflow_subset
+    from datasets.readers import held_out_sources, read_yolo, roboflow_subset
 
-    recs = [r for r in read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "valid")
-            if roboflow_subset(r.path) == "hk"]
+    if args.photos == "valid":
+        recs = [r for r in read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "valid")
+                if roboflow_subset(r.path) == "hk"]
+    else:  # the same held-out sources as models/train.py, detector.py and refiner.py (seed 1, a tenth)
+        recs = read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "train")
+        held = held_out_sources(recs, 0.1, 1)
+        recs = [r for r in recs if r.source in held and r.boxes]
     if args.limit:
         recs = recs[:args.limit]
     paths = [r.path for r in recs]
-    print(f"{len(recs)} HK photos of the valid split, {sum(len(r.boxes) for r in recs)} labelled tiles")
+    print(f"{len(recs)} {'HK photos of the valid split' if args.photos == 'valid' else 'held-out training photos'}, "
+          f"{sum(len(r.boxes) for r in recs)} labelled tiles")
     figures = {}
     systems = ("mjcam", "peer") + (("opencv", "both") if args.opencv else ())
     for system in systems:

@@ -156,7 +156,8 @@ def sizes_trusted(img: np.ndarray) -> bool:
 
 def load_photos(records, max_side: int = 640, turned_sizes: bool = False):
     """(image, boxes, sizes trusted) of the photos that have labels, at most ``max_side`` pixels.
-    ``turned_sizes``: trust the boxes of turned copies too (see ``--sizes``)."""
+    ``turned_sizes``: trust the boxes of turned copies too (the box refiner learns from them: a
+    turned copy's box is the upright hull of a turned tile, as a photo of a slanted row is labelled)."""
     out = []
     for r in records:
         if not r.boxes:  # a few copies lost their labels: they would teach that tiles are background
@@ -318,11 +319,6 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--holdout", type=float, default=0.1)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--sizes", choices=("unturned", "all"), default="unturned",
-                    help="which copies teach box sizes: only the unturned ones, or all (a turned copy's box "
-                         "is the upright hull of its turned box: the convention a photo of a slanted row is "
-                         "labelled in); with 'all' the epoch is also chosen on all held-out copies")
-    ap.add_argument("--init", metavar="STATE", help="start from these weights (a .pt state dict): a fine-tune")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -330,10 +326,9 @@ def main(argv=None) -> None:
 
     recs = read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "train")
     held = held_out_sources(recs, args.holdout, args.seed)
-    turned = args.sizes == "all"
-    train_items = load_photos([r for r in recs if r.source not in held], turned_sizes=turned)
-    # epochs and the threshold are chosen on held-out photos whose boxes are trusted
-    hold_items = [it for it in load_photos([r for r in recs if r.source in held], turned_sizes=turned) if it[2]]
+    train_items = load_photos([r for r in recs if r.source not in held])
+    # epochs and the threshold are chosen on held-out photos whose boxes are as a real photo's
+    hold_items = [it for it in load_photos([r for r in recs if r.source in held]) if it[2]]
     syn_path = os.path.join(args.work, f"synthetic-{args.synthetic}-{args.seed}.npz")
     if os.path.exists(syn_path):
         d = np.load(syn_path, allow_pickle=True)
@@ -353,9 +348,6 @@ def main(argv=None) -> None:
     loader = torch.utils.data.DataLoader(data, batch_size=args.batch, shuffle=True, num_workers=1,
                                          drop_last=True, persistent_workers=False)
     model = DetNet()
-    if args.init:
-        model.load_state_dict(torch.load(args.init))
-        print(f"fine-tuning from {args.init}", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * len(loader)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)

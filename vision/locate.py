@@ -170,7 +170,7 @@ class BoxRefiner(OnnxStage):
 
     what = "box refiner"
 
-    def __init__(self, model_path: str | None = None, rounds: int = 2, threads: int = 1, batch: int = 64):
+    def __init__(self, model_path: str | None = None, rounds: int = 1, threads: int = 1, batch: int = 64):
         super().__init__(model_path or DEFAULT_REFINER, threads)
         self.rounds, self.batch = rounds, batch
         self.meta: dict = {}
