@@ -203,3 +203,16 @@ def test_thorough_mode_adds_the_opencv_regions(capsys):
     assert main(["recognize", PUNGS, "--json", "--thorough"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert [t["code"] for t in d["tiles"]] == "6s 6s 6s 8m 8m 8m 7p 7p 7p Gd Gd Gd Rd Rd".split()
+
+
+@pytest.mark.parametrize("name", ["hand-honours.jpg", "hand-pungs.jpg", "hand-bonus.jpg"])
+def test_sample_tiles_are_found_where_labelled_and_read_right(name):
+    from datasets.crops import iou
+
+    with open(os.path.join(SAMPLES, "labels.json")) as fh:
+        truth = json.load(fh)[name]
+    rec = recognize(os.path.join(SAMPLES, name))
+    found = [t for t in truth if any(iou(tuple(t[1:]), r.box) >= 0.5 for r in rec.tiles)]
+    right = [t for t in truth if any(iou(tuple(t[1:]), r.box) >= 0.5 and r.code == t[0] for r in rec.tiles)]
+    assert len(found) == len(truth)  # every labelled tile has a box at IoU 0.5
+    assert len(right) >= len(truth) - 3

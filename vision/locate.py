@@ -9,8 +9,10 @@ Two proposal stages, each a small class with a typed output that runs alone:
   edge maps, blobs of touching tiles cut into tile-shaped pieces. Many more regions than tiles;
   used to fill the detector's gaps in ``--thorough`` mode and measured on its own (model card).
 
-Proposals are generous; :func:`suppress` (OpenCV's ``cv2.dnn.NMSBoxes``) removes duplicates, and
-the classifier's ``not-a-tile`` class prunes what is left.
+:class:`BoxRefiner` (``models/box_refiner.onnx``, trained by ``models/refiner.py``) then redraws each
+of the detector's boxes from a window around it. Proposals are generous; :func:`suppress`
+(OpenCV's ``cv2.dnn.NMSBoxes``) removes duplicates, and the classifier's ``not-a-tile`` class
+prunes what is left.
 """
 
 from __future__ import annotations
