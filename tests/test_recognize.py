@@ -215,4 +215,4 @@ def test_sample_tiles_are_found_where_labelled_and_read_right(name):
     found = [t for t in truth if any(iou(tuple(t[1:]), r.box) >= 0.5 for r in rec.tiles)]
     right = [t for t in truth if any(iou(tuple(t[1:]), r.box) >= 0.5 and r.code == t[0] for r in rec.tiles)]
     assert len(found) == len(truth)  # every labelled tile has a box at IoU 0.5
-    assert len(right) >= len(truth) - 3
+    assert len(right) >= len(truth) - 1
