@@ -1,0 +1,45 @@
+"""The recogniser benchmark's scoring (benchmarks/recognize_eval.assess) on made-up predictions."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+
+from recognize_eval import assess  # noqa: E402
+
+from datasets.readers import LabelledBox, LabelledImage  # noqa: E402
+
+
+def _row(codes, y=100, w=30, h=40, x0=10):
+    return [LabelledBox(c, (x0 + i * w, y, x0 + (i + 1) * w, y + h), False) for i, c in enumerate(codes)]
+
+
+def test_assess_counts_matches_misreads_background_and_rows():
+    hand = "1m 2m 3m 4p 5p 6p 7s".split()
+    rec = LabelledImage("x.jpg", 640, 640, _row(hand))
+    boxes = [b.box for b in rec.boxes]
+    codes = list(hand)
+    codes[3] = "5p"  # one misread
+    stray_box = (300, 10, 330, 50)  # an unlabelled tile far behind the hand
+    pred = {"boxes": boxes + [stray_box], "codes": codes + ["E"], "scores": [0.9] * 8,
+            "stray": [False] * 7 + [True]}
+    m = assess([rec], [pred])
+    assert m["recall"] == 1.0 and m["background"] == 1 and m["false"] == 0
+    assert abs(m["accuracy"] - 6 / 7) < 1e-9
+    assert m["rows_n"] == 1 and m["rows_exact"] == 0.0 and m["rows_exact_hand"] == 0.0
+
+    pred["codes"][3] = "4p"
+    m = assess([rec], [pred])
+    # read right, but the stray tile behind the hand breaks the whole-photo reading, not the hand's
+    assert m["accuracy"] == 1.0 and m["rows_exact"] == 0.0 and m["rows_exact_hand"] == 1.0
+    del pred["stray"]  # a system that sets nothing apart is read whole
+    assert assess([rec], [pred])["rows_exact_hand"] == 0.0
+
+
+def test_assess_loose_box_is_a_miss_and_a_false_detection():
+    rec = LabelledImage("x.jpg", 640, 640, _row(["1m", "2m", "3m", "4m", "5m"]))
+    boxes = [b.box for b in rec.boxes]
+    x1, y1, x2, y2 = boxes[0]
+    boxes[0] = (x1, y1, x2 + 40, y2 + 40)  # IoU with its tile under 0.5
+    m = assess([rec], [{"boxes": boxes, "codes": ["1m", "2m", "3m", "4m", "5m"], "scores": [1.0] * 5}])
+    assert m["recall"] == 0.8 and m["false"] == 1 and m["precision"] == 0.8
