@@ -319,6 +319,9 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--holdout", type=float, default=0.1)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", metavar="STATE", help="start from these weights (a .pt state dict): a fine-tune")
+    ap.add_argument("--oversample", metavar="CODES:K", help="show the training photos holding any of these "
+                    "tiles K times an epoch, e.g. 'Wd,2s:3' (tiles the detector misses most)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -326,7 +329,12 @@ def main(argv=None) -> None:
 
     recs = read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "train")
     held = held_out_sources(recs, args.holdout, args.seed)
-    train_items = load_photos([r for r in recs if r.source not in held])
+    train_recs = [r for r in recs if r.source not in held]
+    if args.oversample:
+        codes, k = args.oversample.rsplit(":", 1)
+        wanted = set(codes.split(","))
+        train_recs += [r for r in train_recs if any(b.code in wanted for b in r.boxes)] * (int(k) - 1)
+    train_items = load_photos(train_recs)
     # epochs and the threshold are chosen on held-out photos whose boxes are as a real photo's
     hold_items = [it for it in load_photos([r for r in recs if r.source in held]) if it[2]]
     syn_path = os.path.join(args.work, f"synthetic-{args.synthetic}-{args.seed}.npz")
@@ -348,6 +356,9 @@ def main(argv=None) -> None:
     loader = torch.utils.data.DataLoader(data, batch_size=args.batch, shuffle=True, num_workers=1,
                                          drop_last=True, persistent_workers=False)
     model = DetNet()
+    if args.init:
+        model.load_state_dict(torch.load(args.init))
+        print(f"fine-tuning from {args.init}", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * len(loader)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
