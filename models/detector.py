@@ -33,6 +33,7 @@ from torch.nn import functional as F
 
 from datasets.augment import photometric
 from datasets.readers import held_out_sources, read_yolo
+from models.onnx_io import export_with_metadata
 from vision.locate import decode
 
 STRIDE = 4
@@ -290,21 +291,11 @@ def evaluate(model: DetNet, items, side: int = SIDE, thresholds=(0.1, 0.15, 0.2,
 # ---------------------------------------------------------------- training
 
 def export(model: DetNet, path: str, threshold: float, side: int = SIDE) -> None:
-    import onnx
-
-    model.eval()
-    x = torch.zeros(1, 3, side, side)
-    torch.onnx.export(model, x, path, input_names=["image"], output_names=["heat", "size", "offset"],
-                      dynamic_axes={"image": {2: "h", 3: "w"}, "heat": {2: "gh", 3: "gw"},
-                                    "size": {2: "gh", 3: "gw"}, "offset": {2: "gh", 3: "gw"}},
-                      opset_version=17, dynamo=False)
-    m = onnx.load(path)
     meta = {"kind": "tile-detector", "stride": STRIDE, "input_side": side, "mean": list(MEAN), "std": list(STD),
             "threshold": threshold}
-    for k, v in meta.items():
-        p = m.metadata_props.add()
-        p.key, p.value = k, json.dumps(v)
-    onnx.save(m, path)
+    export_with_metadata(model, torch.zeros(1, 3, side, side), path, "image", ["heat", "size", "offset"],
+                         {"image": {2: "h", 3: "w"}, "heat": {2: "gh", 3: "gw"}, "size": {2: "gh", 3: "gw"},
+                          "offset": {2: "gh", 3: "gw"}}, {k: json.dumps(v) for k, v in meta.items()})
 
 
 def main(argv=None) -> None:

@@ -29,7 +29,6 @@ import math
 import os
 import time
 
-import cv2
 import numpy as np
 import torch
 from torch import nn
@@ -37,6 +36,7 @@ from torch import nn
 from datasets.augment import photometric
 from datasets.readers import held_out_sources, read_yolo
 from models.detector import load_photos
+from models.onnx_io import export_with_metadata
 from vision.locate import refine_window
 
 WINDOW = 64
@@ -164,18 +164,10 @@ def evaluate(model: RefineNet, loader) -> dict:
 
 
 def export(model: RefineNet, path: str) -> None:
-    import onnx
-
-    model.eval()
-    x = torch.zeros(1, 3, WINDOW, WINDOW)
-    torch.onnx.export(model, x, path, input_names=["window"], output_names=["box"],
-                      dynamic_axes={"window": {0: "n"}, "box": {0: "n"}}, opset_version=17, dynamo=False)
-    m = onnx.load(path)
-    meta = {"kind": "box-refiner", "window": WINDOW, "context": 2.0, "mean": list(MEAN), "std": list(STD)}
-    for key, v in meta.items():
-        p = m.metadata_props.add()
-        p.key, p.value = key, json.dumps(v)
-    onnx.save(m, path)
+    export_with_metadata(model, torch.zeros(1, 3, WINDOW, WINDOW), path, "window", ["box"],
+                         {"window": {0: "n"}, "box": {0: "n"}},
+                         {k: json.dumps(v) for k, v in {"kind": "box-refiner", "window": WINDOW, "context": 2.0,
+                                                        "mean": list(MEAN), "std": list(STD)}.items()})
 
 
 def main(argv=None) -> None:

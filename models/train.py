@@ -12,7 +12,6 @@ the *valid* split is never seen here (it is for the model card's figures, models
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
@@ -32,6 +31,7 @@ from vision.labels import CLASSES
 from vision.preprocess import INPUT_SIZE, prepare, to_tensor
 
 from .net import TileNet
+from .onnx_io import export_with_metadata
 
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
@@ -114,20 +114,8 @@ def evaluate(model: nn.Module, xs: np.ndarray, ys: np.ndarray) -> float:
 
 
 def export_onnx(model: nn.Module, path: str, meta: dict) -> None:
-    import onnx
-
-    model.eval()
-    dummy = torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE)
-    tmp = path + ".tmp"
-    torch.onnx.export(model, dummy, tmp, input_names=["input"], output_names=["logits"],
-                      dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}}, opset_version=17,
-                      dynamo=False)
-    m = onnx.load(tmp)
-    for k, v in meta.items():
-        entry = m.metadata_props.add()
-        entry.key, entry.value = k, v if isinstance(v, str) else json.dumps(v)
-    onnx.save(m, path)
-    os.remove(tmp)
+    export_with_metadata(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), path, "input", ["logits"],
+                         {"input": {0: "batch"}, "logits": {0: "batch"}}, meta)
 
 
 def main(argv=None) -> None:
