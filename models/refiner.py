@@ -37,7 +37,7 @@ from datasets.augment import photometric
 from datasets.readers import held_out_sources, read_yolo
 from models.detector import load_photos
 from models.onnx_io import export_with_metadata
-from vision.locate import refine_window
+from vision.locate import refine_window, window_input
 
 WINDOW = 64
 MEAN = (0.5, 0.5, 0.5)
@@ -113,8 +113,7 @@ def detector_samples(items, proposer) -> list[tuple[int, tuple, tuple]]:
 
 
 def normalise(win: np.ndarray) -> np.ndarray:
-    x = (win.astype(np.float32) / 255.0 - np.float32(MEAN)) / np.float32(STD)
-    return np.ascontiguousarray(x.transpose(2, 0, 1))
+    return window_input(win, MEAN, STD)
 
 
 class Windows(torch.utils.data.Dataset):

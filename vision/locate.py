@@ -162,6 +162,13 @@ def refine_window(image: np.ndarray, box, size: int, context: float = 2.0) -> tu
     return win, (float(cx), float(cy)), float(side)
 
 
+def window_input(win: np.ndarray, mean, std) -> np.ndarray:
+    """A refiner window as the network takes it: (x/255 - mean) / std, channels first. Training
+    (``models/refiner.py``) and :class:`BoxRefiner` both cut their inputs with this."""
+    x = (win.astype(np.float32) / 255.0 - np.asarray(mean, np.float32)) / np.asarray(std, np.float32)
+    return np.ascontiguousarray(x.transpose(2, 0, 1))
+
+
 DEFAULT_REFINER = os.path.join(os.path.dirname(DEFAULT_DETECTOR), "box_refiner.onnx")
 
 
@@ -188,7 +195,7 @@ class BoxRefiner(OnnxStage):
             return boxes
         sess = self.session
         size, context = int(self.meta["window"]), float(self.meta["context"])
-        mean, std = np.asarray(self.meta["mean"], np.float32), np.asarray(self.meta["std"], np.float32)
+        mean, std = self.meta["mean"], self.meta["std"]
         h, w = image.shape[:2]
         for _ in range(self.rounds):
             out = np.empty_like(boxes)
@@ -196,9 +203,9 @@ class BoxRefiner(OnnxStage):
                 wins, frames = [], []
                 for b in boxes[a:a + self.batch]:
                     win, centre, side = refine_window(image, b, size, context)
-                    wins.append(((win.astype(np.float32) / 255.0 - mean) / std).transpose(2, 0, 1))
+                    wins.append(window_input(win, mean, std))
                     frames.append((*centre, side))
-                pred = sess.run(None, {sess.get_inputs()[0].name: np.ascontiguousarray(np.stack(wins))})[0]
+                pred = sess.run(None, {sess.get_inputs()[0].name: np.stack(wins)})[0]
                 f = np.float32(frames)
                 out[a:a + len(f)] = pred * f[:, 2:3] + f[:, [0, 1, 0, 1]]
             boxes = out
