@@ -75,6 +75,8 @@ def tile_face(code: str, rng: np.random.Generator, font: str, height: int = 160)
 
     w = int(height * 0.75)
     face = np.array([rng.integers(225, 256), rng.integers(220, 250), rng.integers(200, 240)], np.uint8)
+    if code == "Wd" and rng.random() < BLANK_WHITE_DRAGON:
+        return _blank_face(face, rng, w, height)
     img = Image.new("L", (w * 2, height * 2), 0)
     f = ImageFont.truetype(font, int(height * rng.uniform(1.15, 1.35)))
     d = ImageDraw.Draw(img)
@@ -92,10 +94,23 @@ def tile_face(code: str, rng: np.random.Generator, font: str, height: int = 160)
     return out.astype(np.uint8)
 
 
+# Many Hong Kong sets have a white dragon with a bare face, no frame at all (most of the valid
+# split's white dragons are such tiles); the font only draws the framed kind
+BLANK_WHITE_DRAGON = 0.5
+
+
+def _blank_face(face: np.ndarray, rng: np.random.Generator, w: int, height: int) -> np.ndarray:
+    """A bare tile face: the face colour with a faint sheen and grain, nothing inked."""
+    yy, xx = np.mgrid[0:height, 0:w].astype(np.float32)
+    sheen = 1 + 0.05 * ((xx / w - 0.5) * rng.normal() + (yy / height - 0.5) * rng.normal())
+    out = face.astype(np.float32)[None, None, :] * sheen[..., None] + rng.normal(0, 2, (height, w, 3))
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
 # no white or ivory backs: a blank white face-down tile cannot be told from a white dragon with no
 # frame, and a first model read framed white dragons as backs; a white back is read as Wd instead
 _BACK_COLOURS = [(30, 110, 60), (25, 70, 150), (220, 180, 40), (200, 90, 30), (60, 140, 170), (150, 40, 40)]
-VERSION = 2  # bump when the rendering changes, so cached renders are made anew
+VERSION = 3  # bump when the rendering changes, so cached renders are made anew
 _TABLES = [(40, 120, 60), (35, 90, 50), (150, 110, 70), (190, 160, 120), (90, 90, 95), (30, 30, 35),
            (170, 60, 60), (210, 205, 195)]
 

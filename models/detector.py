@@ -33,6 +33,7 @@ from torch.nn import functional as F
 
 from datasets.augment import photometric
 from datasets.readers import held_out_sources, read_yolo
+from datasets.synthetic import VERSION as SYNTHETIC_VERSION
 from models.onnx_io import export_with_metadata
 from vision.locate import decode
 
@@ -328,7 +329,7 @@ def main(argv=None) -> None:
     train_items = load_photos(train_recs)
     # epochs and the threshold are chosen on held-out photos whose boxes are as a real photo's
     hold_items = [it for it in load_photos([r for r in recs if r.source in held]) if it[2]]
-    syn_path = os.path.join(args.work, f"synthetic-{args.synthetic}-{args.seed}.npz")
+    syn_path = os.path.join(args.work, f"synthetic-{args.synthetic}-{args.seed}-v{SYNTHETIC_VERSION}.npz")
     if os.path.exists(syn_path):
         d = np.load(syn_path, allow_pickle=True)
         syn = [(i, b, True) for i, b in zip(d["images"], d["boxes"])]

@@ -11,7 +11,7 @@ from datasets.crops import (CONTEXT, CropSet, crops_from_photos, crops_from_tile
                             negative_boxes)
 from datasets.readers import (DatasetError, LabelledBox, LabelledImage, camerash_name_to_code, held_out_sources,
                               read_crop_csv, read_yolo, roboflow_subset, source_of, yolo_name_to_code)
-from datasets.synthetic import available_fonts, codepoint, render_hand, single_tiles
+from datasets.synthetic import available_fonts, codepoint, render_hand, single_tiles, tile_face
 from scoring.tiles import CODES
 from vision.labels import CLASS_INDEX, CLASSES, NOT_A_TILE
 from vision.preprocess import INPUT_SIZE, letterbox, prepare, upright
@@ -141,6 +141,17 @@ needs_font = pytest.mark.skipif(not available_fonts(), reason="no tile font (apt
 def test_single_tiles_renderer():
     cs = single_tiles(["5p", "F3"], per_code=2, seed=1, backs=2)
     assert len(cs) == 6 and [CLASSES[i] for i in cs.labels] == ["5p", "5p", "F3", "F3", "back", "back"]
+
+
+@needs_font
+def test_white_dragons_are_drawn_both_framed_and_bare():
+    rng = np.random.default_rng(3)
+    faces = [tile_face("Wd", rng, available_fonts()[0], 120) for _ in range(40)]
+    spread = [float(f.std(axis=(0, 1)).mean()) for f in faces]  # ink makes a face vary
+    bare = sum(s < 6 for s in spread)
+    assert 5 < bare < 35 and max(spread) > 30
+    for f in (tile_face("1m", rng, available_fonts()[0], 120) for _ in range(20)):
+        assert f.std(axis=(0, 1)).mean() > 20  # only white dragons are ever left bare
 
 
 @needs_font
