@@ -34,7 +34,7 @@ from torch.nn import functional as F
 from datasets.augment import photometric
 from datasets.readers import held_out_sources, read_yolo
 from datasets.synthetic import VERSION as SYNTHETIC_VERSION
-from models.onnx_io import export_with_metadata
+from models.onnx_io import export_with_metadata, load_weights
 from vision.locate import decode
 
 STRIDE = 4
@@ -349,7 +349,7 @@ def main(argv=None) -> None:
                                          drop_last=True, persistent_workers=False)
     model = DetNet()
     if args.init:
-        model.load_state_dict(torch.load(args.init))
+        model.load_state_dict(load_weights(args.init))
         print(f"fine-tuning from {args.init}", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * len(loader)

@@ -1,4 +1,5 @@
-"""Exporting a trained network to ONNX with what inference must know stored in the file."""
+"""Exporting a trained network to ONNX with what inference must know stored in the file; loading
+weights to start a run from."""
 
 from __future__ import annotations
 
@@ -24,3 +25,14 @@ def export_with_metadata(model, example, path: str, input_name: str, output_name
         entry.key, entry.value = k, v if isinstance(v, str) else json.dumps(v)
     onnx.save(m, path)
     os.remove(tmp)
+
+
+def load_weights(path: str) -> dict:
+    """A network's weights from ``path``: either a bare state dict (the ``.best`` files) or a
+    trainer's resumable checkpoint (weights under ``model``, with optimiser state and epoch)."""
+    import torch
+
+    state = torch.load(path, weights_only=False)
+    if isinstance(state, dict) and isinstance(state.get("model"), dict) and "epoch" in state:
+        return state["model"]
+    return state

@@ -36,7 +36,7 @@ from torch import nn
 from datasets.augment import photometric
 from datasets.readers import held_out_sources, read_yolo
 from models.detector import load_photos
-from models.onnx_io import export_with_metadata
+from models.onnx_io import export_with_metadata, load_weights
 from vision.locate import refine_window, window_input
 
 WINDOW = 64
@@ -217,7 +217,7 @@ def main(argv=None) -> None:
     hold_loader = torch.utils.data.DataLoader(hold, batch_size=256)
     model = RefineNet()
     if args.init:
-        model.load_state_dict(torch.load(args.init))
+        model.load_state_dict(load_weights(args.init))
         print(f"fine-tuning from {args.init}", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * len(loader),

@@ -31,7 +31,7 @@ from vision.labels import CLASSES
 from vision.preprocess import INPUT_SIZE, prepare, to_tensor
 
 from .net import TileNet
-from .onnx_io import export_with_metadata
+from .onnx_io import export_with_metadata, load_weights
 
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
@@ -153,7 +153,7 @@ def main(argv=None) -> None:
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(CLASSES))
     if a.init:
-        model.load_state_dict(torch.load(a.init))
+        model.load_state_dict(load_weights(a.init))
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
     steps = a.epochs * len(loader)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
