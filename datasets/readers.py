@@ -62,6 +62,9 @@ class LabelledBox:
     polygon: bool = False
 
 
+STRETCHED_BELOW, STRETCHED_ABOVE = 0.25, 4.0  # median tile aspect (w/h) of a photo stretched out of shape
+
+
 @dataclass
 class LabelledImage:
     path: str
@@ -73,6 +76,18 @@ class LabelledImage:
     def source(self) -> str:
         """The source photo a Roboflow copy was made from (augmented copies share it)."""
         return source_of(self.path)
+
+    @property
+    def stretched(self) -> bool:
+        """Whether the photo was stretched out of all shape (Roboflow resized every photo to a
+        square, so a long narrow strip of a hand came out three to ten times too wide or too tall):
+        the median labelled tile is over 4 times wider than tall or under a quarter as wide — an
+        upright tile is about 0.75 as wide as tall, a sideways one 1.35. No phone photo looks so."""
+        aspects = sorted((b.box[2] - b.box[0]) / max(1e-9, b.box[3] - b.box[1]) for b in self.boxes)
+        if not aspects:
+            return False
+        mid = aspects[len(aspects) // 2]
+        return not STRETCHED_BELOW <= mid <= STRETCHED_ABOVE
 
 
 def source_of(path: str) -> str:

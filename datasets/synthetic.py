@@ -1,5 +1,6 @@
 """Synthetic tile images from tile art the build installs (Debian fonts-noto-core / fonts-symbola:
-the Mahjong Tiles block U+1F000-U+1F029), and face-down tile backs.
+the Mahjong Tiles block U+1F000-U+1F029; for single tiles also the colour art of KDE's
+libkmahjongg sets, see :func:`art_faces`), and face-down tile backs.
 
 Single tiles come out as context crops for training; :func:`render_hand` lays out a whole
 hand as photographed (a row of upright tiles, melds set apart, claimed tiles sideways, kongs
@@ -51,6 +52,50 @@ def available_fonts() -> list[str]:
     return [p for p in FONT_PATHS if os.path.exists(p)]
 
 
+# Colour tile art: KDE's libkmahjongg sets (Debian kdegames-mahjongg-data-kf5, GPL-2+), rendered
+# by datasets/kde_faces.py under the system Python into a cache outside the repository.
+# "default" is Chinese-style art with HK-like flowers (numbered) and seasons (numbered, 春夏秋冬);
+# "traditional" is an American drawing with English labels. Both add what the fonts lack: colour
+# art of the flowers and seasons, which are rare in the photos.
+ART_SETS = ("default", "traditional")
+ART_CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "mjcam", "kde-faces-1")
+_art: dict[str, dict[str, np.ndarray]] | None = None
+
+
+def art_faces(cache: str = ART_CACHE) -> dict[str, dict[str, np.ndarray]]:
+    """Tile faces (RGBA arrays) of each installed KDE set, by tile code; rendered once into
+    ``cache``. Empty when the sets or the system Python's librsvg bindings are not installed
+    (``apt-get install kdegames-mahjongg-data-kf5 python3-gi python3-gi-cairo gir1.2-rsvg-2.0``)."""
+    global _art
+    if _art is not None and cache == ART_CACHE:
+        return _art
+    import subprocess
+    import sys
+
+    from PIL import Image
+
+    if not all(os.path.isdir(os.path.join(cache, n)) for n in ART_SETS):
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kde_faces.py")
+        try:
+            subprocess.run(["/usr/bin/python3", script, cache, "--sets", ",".join(ART_SETS)],
+                           check=True, capture_output=True, timeout=300)
+        except (OSError, subprocess.SubprocessError) as e:
+            err = getattr(e, "stderr", b"") or b""
+            print(f"no KDE tile art ({err.decode(errors='replace').strip().splitlines()[-1:] or e}): "
+                  "synthetic tiles are drawn from fonts only", file=sys.stderr)
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for name in ART_SETS:
+        folder = os.path.join(cache, name)
+        if os.path.isdir(folder):
+            faces = {f[:-4]: np.array(Image.open(os.path.join(folder, f)).convert("RGBA"))
+                     for f in os.listdir(folder) if f.endswith(".png")}
+            if len(faces) == len(CLASS_INDEX) - 2:  # all 42 tiles
+                out[name] = faces
+    if cache == ART_CACHE:
+        _art = out
+    return out
+
+
 _INK = {"m": [(170, 20, 20), (20, 20, 20)], "p": [(30, 60, 160), (20, 110, 60), (170, 30, 30)],
         "s": [(20, 110, 50), (30, 60, 140)], "E": [(20, 20, 20), (30, 50, 140)],
         "Rd": [(190, 20, 20)], "Gd": [(20, 120, 50)], "Wd": [(40, 60, 150)],
@@ -94,6 +139,23 @@ def tile_face(code: str, rng: np.random.Generator, font: str, height: int = 160)
     return out.astype(np.uint8)
 
 
+def art_face(code: str, rng: np.random.Generator, art: dict[str, np.ndarray], height: int = 160) -> np.ndarray:
+    """An upright tile face (RGB) from a set's art on an ivory face. Half the time the corner
+    indices some sets print (numbers, letters) are wiped from suit and honour tiles, which real
+    Hong Kong sets mostly lack, so that they cannot become a shortcut; flowers and seasons keep
+    theirs (HK sets number them too)."""
+    w = int(height * 0.75)
+    face = np.array([rng.integers(225, 256), rng.integers(220, 250), rng.integers(200, 240)], np.float32)
+    rgba = cv2.resize(art[code], (w, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+    alpha = rgba[..., 3:] / 255.0
+    if code[0] not in "FS" or len(code) != 2 or not code[1].isdigit():
+        if rng.random() < 0.5:
+            alpha[: int(height * 0.2), : int(w * 0.24)] = 0
+            alpha[: int(height * 0.2), w - int(w * 0.24):] = 0
+    out = face[None, None, :] * (1 - alpha) + rgba[..., :3] * alpha
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
 # Many Hong Kong sets have a white dragon with a bare face, no frame at all (most of the valid
 # split's white dragons are such tiles); the font only draws the framed kind
 BLANK_WHITE_DRAGON = 0.5
@@ -110,7 +172,7 @@ def _blank_face(face: np.ndarray, rng: np.random.Generator, w: int, height: int)
 # no white or ivory backs: a blank white face-down tile cannot be told from a white dragon with no
 # frame, and a first model read framed white dragons as backs; a white back is read as Wd instead
 _BACK_COLOURS = [(30, 110, 60), (25, 70, 150), (220, 180, 40), (200, 90, 30), (60, 140, 170), (150, 40, 40)]
-VERSION = 3  # bump when the rendering changes, so cached renders are made anew
+VERSION = 4  # bump when the rendering changes, so cached renders are made anew
 _TABLES = [(40, 120, 60), (35, 90, 50), (150, 110, 70), (190, 160, 120), (90, 90, 95), (30, 30, 35),
            (170, 60, 60), (210, 205, 195)]
 
@@ -154,16 +216,23 @@ def _paste(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, i
     return x, y, x2, y2
 
 
-def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0) -> CropSet:
-    """Context crops of rendered tiles (and face-down backs) on random tables."""
+def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0, art: bool = True) -> CropSet:
+    """Context crops of rendered tiles (and face-down backs) on random tables; ``art``: draw from
+    the KDE sets as well as the fonts, where they are installed."""
     rng = np.random.default_rng(seed)
     fonts = available_fonts()
+    # each tile is drawn from one of the fonts or art sets, chosen evenly
+    drawings = [("font", f) for f in fonts] + [("art", a) for a in (art_faces().values() if art else ())]
     imgs, labels, sizes = [], [], []
-    jobs = [(c, i) for c in codes for i in range(per_code)] if fonts else []
+    jobs = [(c, i) for c in codes for i in range(per_code)] if drawings else []
     jobs += [(BACK, i) for i in range(backs)]
     for code, _ in jobs:
         hgt = int(rng.integers(60, 140))
-        tile = tile_back(rng, hgt) if code == BACK else tile_face(code, rng, fonts[int(rng.integers(len(fonts)))], hgt)
+        if code == BACK:
+            tile = tile_back(rng, hgt)
+        else:
+            kind, drawing = drawings[int(rng.integers(len(drawings)))]
+            tile = tile_face(code, rng, drawing, hgt) if kind == "font" else art_face(code, rng, drawing, hgt)
         tile = _body(tile, rng)
         th, tw = tile.shape[:2]
         canvas = table_background(rng, th * 3, tw * 4)

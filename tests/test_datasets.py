@@ -154,6 +154,47 @@ def test_white_dragons_are_drawn_both_framed_and_bare():
         assert f.std(axis=(0, 1)).mean() > 20  # only white dragons are ever left bare
 
 
+def test_kde_element_ids_map_to_every_tile_once():
+    from datasets.kde_faces import element_codes
+
+    codes = element_codes()
+    assert sorted(codes.values()) == sorted(c for c in CLASSES if c not in ("back", "not-a-tile"))
+    assert codes["WIND_1"] == "N" and codes["WIND_3"] == "E" and codes["DRAGON_1"] == "Wd"
+    assert codes["FLOWER_3"] == "F3" and codes["SEASON_4"] == "S4" and codes["ROD_7"] == "7p"
+
+
+def test_kde_face_rect_snaps_overflowing_art_to_its_grid_cell():
+    from types import SimpleNamespace as R
+
+    from datasets.kde_faces import face_rect
+
+    assert face_rect(R(x=207, y=472, width=69, height=89)) == (207, 472, 69, 89)  # the face itself
+    assert face_rect(R(x=138, y=392, width=69, height=80)) == (138, 392, 69, 80)  # jade's shorter face
+    # art spilling out of its face (traditional autumn): the cell under the art's centre
+    assert face_rect(R(x=126.2, y=369, width=92.4, height=103)) == (138, 383, 69, 89)
+
+
+needs_art = pytest.mark.skipif(
+    not (os.path.isdir("/usr/share/kmahjongglib/tilesets") and os.path.exists("/usr/bin/python3")),
+    reason="no KDE tile art (apt-get install kdegames-mahjongg-data-kf5 python3-gi python3-gi-cairo gir1.2-rsvg-2.0)")
+
+
+@needs_art
+def test_kde_art_is_rendered_to_a_cache_with_every_tile(tmp_path):
+    from datasets.synthetic import ART_SETS, art_faces
+
+    art = art_faces(str(tmp_path / "faces"))
+    if not art:
+        pytest.skip("the system Python lacks librsvg's bindings")
+    assert set(art) == set(ART_SETS)
+    for faces in art.values():
+        assert len(faces) == 42
+        for code in ("1m", "Rd", "F1", "S4"):
+            assert faces[code].shape[2] == 4 and faces[code][..., 3].max() == 255  # drawn, not empty
+    d = art["default"]
+    assert not np.array_equal(d["F1"], d["F2"]) and not np.array_equal(d["S1"], d["S2"])
+
+
 @needs_font
 def test_rendered_hand_ground_truth_matches_the_drawing():
     groups = [("chow", ["1m", "2m", "3m"], True), ("pung", ["Rd", "Rd", "Rd"], True),
@@ -243,3 +284,14 @@ def test_roboflow_subsets():
     assert roboflow_subset("/v/IMG_2731_jpg.rf.x.jpg") == "japanese"
     assert roboflow_subset("Screenshot_1.png") == "screenshot"
     assert roboflow_subset("/v/367362342_n_jpg.rf.y.jpg") == "hk"
+
+
+def test_photos_stretched_out_of_shape_are_told_apart():
+    def photo(*sizes):
+        return LabelledImage("x.jpg", 640, 640, [LabelledBox("1m", (0, 0, w, h)) for w, h in sizes])
+
+    assert not photo((30, 40), (31, 40), (54, 40)).stretched  # upright tiles and a claimed one
+    assert not photo((54, 40), (55, 40), (30, 40)).stretched  # a row turned a quarter
+    assert photo((560, 48), (590, 50), (600, 52)).stretched  # a strip stretched ten times wide
+    assert photo((20, 160), (22, 170), (21, 150)).stretched  # ... or five times tall
+    assert not LabelledImage("x.jpg", 640, 640, []).stretched
