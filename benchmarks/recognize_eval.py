@@ -212,7 +212,8 @@ def main(argv=None) -> None:
         m = assess(recs, res["preds"])
         # the same, leaving out the photos Roboflow's square resize stretched out of all shape
         plain = [k for k, r in enumerate(recs) if not r.stretched]
-        m.update({f"plain_{k}": v for k, v in assess([recs[k] for k in plain], [res["preds"][k] for k in plain]).items()})
+        plain_m = assess([recs[k] for k in plain], [res["preds"][k] for k in plain])
+        m.update({f"plain_{k}": v for k, v in plain_m.items()})
         m["s_per_photo_640"] = res["seconds"] / len(paths)
         m["peak_mb_640"] = res["peak_mb"]
         figures[system] = m

@@ -311,7 +311,8 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--holdout", type=float, default=0.1)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--init", metavar="STATE", help="start from these weights (a .pt state dict): a fine-tune")
+    ap.add_argument("--init", metavar="STATE",
+                    help="start from these weights (a .best state dict or a resumable .pt checkpoint): a fine-tune")
     ap.add_argument("--oversample", metavar="CODES:K", help="show the training photos holding any of these "
                     "tiles K times an epoch, e.g. 'Wd,2s:3' (tiles the detector misses most)")
     args = ap.parse_args(argv)

@@ -41,8 +41,8 @@ def evaluate_valid(clf: TileClassifier, data: str) -> dict:
             # the best tile reading, should the not-a-tile answer be set aside
             tile = lab.code if lab.code != "not-a-tile" else next(
                 (c for c, _ in lab.alternatives if c != "not-a-tile"), lab.code)
-            rows.append((roboflow_subset(rec.path), "upright" if w / h < 0.9 else "sideways", b.code, lab.code, lab.confidence,
-                         tile, rec.stretched))
+            rows.append((roboflow_subset(rec.path), "upright" if w / h < 0.9 else "sideways", b.code, lab.code,
+                         lab.confidence, tile, rec.stretched))
     out: dict = {}
 
     def acc(sel):

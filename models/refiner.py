@@ -183,7 +183,8 @@ def main(argv=None) -> None:
     ap.add_argument("--proposals", action=argparse.BooleanOptionalAction, default=True,
                     help="also train on the shipped detector's own proposals (three looks) of the training "
                          "photos, and choose the epoch on its proposals of the held-out ones")
-    ap.add_argument("--init", metavar="STATE", help="start from these weights (a .pt state dict): a fine-tune")
+    ap.add_argument("--init", metavar="STATE",
+                    help="start from these weights (a .best state dict or a resumable .pt checkpoint): a fine-tune")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)

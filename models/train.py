@@ -133,7 +133,8 @@ def main(argv=None) -> None:
     ap.add_argument("--mirrored", default="", help="file listing train images that are mirrored (flipped back), "
                     "made by models.find_mirrored")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--init", help="start from these weights (a .pt state dict), e.g. to fine-tune")
+    ap.add_argument("--init",
+                    help="start from these weights (a .best state dict or a resumable .pt checkpoint), e.g. to fine-tune")
     ap.add_argument("--negative-weight", type=float, default=1.0,
                     help="scale how often not-a-tile crops are drawn (it was over-predicted)")
     a = ap.parse_args(argv)
