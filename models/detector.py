@@ -174,13 +174,9 @@ def load_photos(records, max_side: int = 640, turned_sizes: bool = False):
     return out
 
 
-# share of the synthetic pungs and kongs made of white dragons: a bare white dragon is a blank
-# ivory face, easily taken for background, and the one tile the detector still often misses
-WHITE_DRAGON_SETS = 0.15
-
-
-def synthetic_hands(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Rendered hands (a row with melds apart) pasted on a larger table, with their boxes."""
+def synthetic_hands(n: int, seed: int, white_dragons: float = 0.0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Rendered hands (a row with melds apart) pasted on a larger table, with their boxes;
+    ``white_dragons``: the share of pungs and kongs made of white dragons (else any tile)."""
     from datasets.synthetic import render_hand, table_background
     from scoring.tiles import CODES
 
@@ -196,7 +192,7 @@ def synthetic_hands(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
                 start = rng.choice([c for c in suits if c[0] in "1234567"])
                 codes = [f"{int(start[0]) + j}{start[1]}" for j in range(3)]
             else:
-                c = "Wd" if rng.random() < WHITE_DRAGON_SETS else str(rng.choice(suits + honours))
+                c = "Wd" if white_dragons and rng.random() < white_dragons else str(rng.choice(suits + honours))
                 codes = [c] * (4 if "kong" in kind else 3)
             groups.append((str(kind), codes, kind in ("chow", "pung", "kong") and rng.random() < 0.6))
         groups.append(("concealed", [str(rng.choice(suits))] * 2, False))
@@ -311,6 +307,9 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default="models/tile_detector.onnx")
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--synthetic", type=int, default=400, help="synthetic hands added to the training photos")
+    ap.add_argument("--white-dragons", type=float, default=0.0, metavar="SHARE",
+                    help="share of the synthetic pungs and kongs made of white dragons (a bare one is a blank "
+                         "ivory face, easily passed over as background)")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=1)
@@ -335,13 +334,14 @@ def main(argv=None) -> None:
     train_items = load_photos(train_recs)
     # epochs and the threshold are chosen on held-out photos whose boxes are as a real photo's
     hold_items = [it for it in load_photos([r for r in recs if r.source in held]) if it[2]]
-    syn_path = os.path.join(args.work, f"synthetic-{args.synthetic}-{args.seed}-v{SYNTHETIC_VERSION}-wd{WHITE_DRAGON_SETS}.npz")
+    syn_path = os.path.join(args.work,
+                            f"synthetic-{args.synthetic}-{args.seed}-v{SYNTHETIC_VERSION}-wd{args.white_dragons}.npz")
     if os.path.exists(syn_path):
         d = np.load(syn_path, allow_pickle=True)
         syn = [(i, b, True) for i, b in zip(d["images"], d["boxes"])]
     else:
         t0 = time.time()
-        syn = synthetic_hands(args.synthetic, args.seed)
+        syn = synthetic_hands(args.synthetic, args.seed, args.white_dragons)
         np.savez(syn_path, images=np.array([s[0] for s in syn], dtype=object),
                  boxes=np.array([s[1] for s in syn], dtype=object))
         syn = [(i, b, True) for i, b in syn]
