@@ -1,11 +1,11 @@
 """Render the tile faces of KDE's libkmahjongg tile sets to PNG files, one per tile code.
 
 Run by the *system* Python (it needs PyGObject with librsvg and pycairo from Debian:
-``python3-gi``, ``gir1.2-rsvg-2.0``, ``python3-cairo``; the sets come from
-``kdegames-mahjongg-data-kf5``, GPL-2+). :func:`datasets.tile_art.faces` calls it in a
+``python3-gi``, ``python3-gi-cairo``, ``gir1.2-rsvg-2.0``; the sets come from
+``kdegames-mahjongg-data-kf5``, GPL-2+). :func:`datasets.synthetic.art_faces` calls it in a
 subprocess and caches what it writes; nothing rendered here is ever stored in the repository.
 
-    /usr/bin/python3 datasets/kde_faces.py OUT_DIR [--sets default,traditional,jade] [--scale 3]
+    /usr/bin/python3 datasets/kde_faces.py OUT_DIR [--sets default,traditional] [--scale 3]
 
 Writes ``OUT_DIR/<set>/<code>.png`` (RGBA: the face's art on a transparent ground).
 This file imports nothing from the project, so that another interpreter can run it.
@@ -76,7 +76,7 @@ def render(out_dir: str, sets: list, scale: float) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
-    ap.add_argument("--sets", default="default,traditional,jade")
+    ap.add_argument("--sets", default="default,traditional")
     ap.add_argument("--scale", type=float, default=3.0)
     a = ap.parse_args()
     print(render(a.out, [s for s in a.sets.split(",") if s], a.scale))
