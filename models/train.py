@@ -26,7 +26,7 @@ from datasets.crops import (CropSet, crops_from_photos, crops_from_tile_images, 
 from datasets.readers import held_out_sources, read_crop_csv, read_yolo
 from datasets import synthetic
 from datasets.synthetic import single_tiles
-from scoring.tiles import CODES
+from scoring.tiles import CODES, FLOWERS, SEASONS
 from vision.labels import CLASSES
 from vision.preprocess import INPUT_SIZE, prepare, to_tensor
 
@@ -50,7 +50,8 @@ class Views(Dataset):
         return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), int(self.crops.labels[i])
 
 
-def build_data(data: str, work: str, holdout: float, seed: int, without: set[str], mirrored: set[str]):
+def build_data(data: str, work: str, holdout: float, seed: int, without: set[str], mirrored: set[str],
+               bonus_extra: int = 0):
     """Crop sets (cached in ``work``): train, held-out photos (records), and their sources."""
     os.makedirs(work, exist_ok=True)
     rf = os.path.join(data, "roboflow-hk-chinese")
@@ -84,6 +85,14 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
             s = single_tiles(list(CODES), per_code=40, seed=seed, backs=900)
             s.save(key)
         parts.append(s)
+        if bonus_extra:  # flowers and seasons are rare in the photos
+            key = os.path.join(work, f"synthetic-bonus-{bonus_extra}-{seed}-v{synthetic.VERSION}.npz")
+            if os.path.exists(key):
+                s = CropSet.load(key)
+            else:
+                s = single_tiles(list(FLOWERS + SEASONS), per_code=bonus_extra, seed=seed + 1000)
+                s.save(key)
+            parts.append(s)
     return CropSet.concat(parts), hold_recs
 
 
@@ -133,8 +142,10 @@ def main(argv=None) -> None:
     ap.add_argument("--mirrored", default="", help="file listing train images that are mirrored (flipped back), "
                     "made by models.find_mirrored")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--bonus-extra", type=int, default=0, metavar="N",
+                    help="N more synthetic tiles of each flower and season")
     ap.add_argument("--init",
-                    help="start from these weights (a .best state dict or a resumable .pt checkpoint), e.g. to fine-tune")
+                    help="start from these weights (a .best state dict or a resumable .pt checkpoint): a fine-tune")
     ap.add_argument("--negative-weight", type=float, default=1.0,
                     help="scale how often not-a-tile crops are drawn (it was over-predicted)")
     a = ap.parse_args(argv)
@@ -143,7 +154,7 @@ def main(argv=None) -> None:
     without = {w for w in a.without.split(",") if w}
     mirrored = set(open(a.mirrored).read().split()) if a.mirrored else set()
     t0 = time.time()
-    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, without, mirrored)
+    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, without, mirrored, a.bonus_extra)
     hx, hy = holdout_batches(hold_recs, mirrored=frozenset(mirrored))
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(np.float64)
@@ -163,7 +174,8 @@ def main(argv=None) -> None:
                                 f"{'-nw%g' % a.negative_weight if a.negative_weight != 1 else ''}.pt")
     start, best = 0, -1.0
     run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,
-           "init": a.init, "mirrored": len(mirrored), "negative_weight": a.negative_weight}
+           "init": a.init, "mirrored": len(mirrored), "negative_weight": a.negative_weight,
+           "bonus_extra": a.bonus_extra}
     if os.path.exists(ckpt) and torch.load(ckpt, weights_only=False).get("run") != run:
         raise SystemExit(f"{ckpt} is from a run with other settings: remove it or use another --work")
     if os.path.exists(ckpt):
