@@ -10,7 +10,7 @@ import pytest
 
 from mjcam.cli import main
 from vision.io import load_photo
-from vision.pipeline import Recognition, TileRead, orientations, recognize
+from vision.pipeline import GAP_SCORE, Recognition, Recognizer, TileRead, orientations, recognize, row_gaps
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
 HONOURS = os.path.join(SAMPLES, "hand-honours.jpg")
@@ -43,6 +43,41 @@ def test_orientations_are_relative_to_the_hand():
     assert orientations(standing, ["1m", "2m", "3m"]) == (["upright", "upright", "sideways"], False)
     lying = [(0, 0, 40, 30), (0, 30, 40, 60), (10, 60, 40, 100), (0, 100, 40, 130)]
     assert orientations(lying, ["1m", "2m", "3m", "back"]) == (["upright", "upright", "sideways", "face-down"], True)
+
+
+def test_row_gaps_are_one_tile_holes_between_sound_neighbours():
+    row = [(0, 0, 30, 40), (31, 0, 61, 40), (92, 0, 122, 40), (123, 0, 153, 40)]
+    assert row_gaps(row) == [(61.0, 0.0, 92.0, 40.0)]
+    assert row_gaps([(0, 0, 30, 40), (31, 0, 61, 40), (62, 0, 92, 40)]) == []  # touching: no hole
+    assert row_gaps([(0, 0, 30, 40), (31, 0, 61, 40), (75, 0, 105, 40)]) == []  # half a tile: melds apart
+    assert row_gaps([(0, 0, 30, 40), (31, 0, 61, 40), (140, 0, 170, 40)]) == []  # three tiles wide
+    # a neighbour drawn too narrow is a bad box, not a hole beside a tile
+    assert row_gaps([(0, 0, 30, 40), (31, 0, 61, 40), (92, 0, 105, 40), (106, 0, 136, 40)]) == []
+    # a wide box (a claimed tile) already covering the gap's centre
+    assert row_gaps(row + [(58, 2, 98, 38)]) == []
+    # two rows, each with its own hole
+    second = [(x1, 60, x2, 100) for x1, _, x2, _ in row]
+    assert row_gaps(row + second) == [(61.0, 0.0, 92.0, 40.0), (61.0, 60.0, 92.0, 100.0)]
+    # a photo turned a quarter (rows run down it) is left alone
+    assert row_gaps([(0, 0, 40, 30), (0, 31, 40, 61), (0, 92, 40, 122), (0, 123, 40, 153)]) == []
+
+
+def test_a_tile_the_detector_passed_over_is_read_in_its_gap():
+    full = Recognizer()
+    dropped = full.read(load_photo(HONOURS)[0]).tiles[8]  # Rd, in the middle of the row
+
+    def missing_one(image):  # the detector, minus the proposal on that tile
+        cx, cy = (dropped.box[0] + dropped.box[2]) / 2, (dropped.box[1] + dropped.box[3]) / 2
+        return [p for p in full.proposers[0](image)
+                if not (p.box[0] < cx < p.box[2] and p.box[1] < cy < p.box[3])]
+
+    image = load_photo(HONOURS)[0]
+    holed = Recognizer(classifier=full.classifier, proposers=[missing_one], refiner=full.refiner, fill_gaps=False)
+    filled = Recognizer(classifier=full.classifier, proposers=[missing_one], refiner=full.refiner)
+    assert len(holed.read(image).tiles) == 13
+    rec = filled.read(image)
+    assert [t.code for t in rec.tiles] == "1s 1s 9s 1m 9m 1p 9p Wd Rd Gd E S W N".split()
+    assert rec.tiles[8].detection == GAP_SCORE  # it came from the gap, not the detector
 
 
 def test_sample_photo_reads_to_its_hand():

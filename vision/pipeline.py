@@ -29,6 +29,9 @@ DROP_NOT_A_TILE = 0.5  # a proposal the classifier calls not-a-tile with at leas
 SURE_TILE = 0.6  # ... unless the detector is this sure it is a tile and the classifier not sure it is not
 SURE_NOT_A_TILE = 0.85
 DUPLICATE_IOU = 0.25  # two read tiles whose cores overlap this much are one tile read twice
+GAP_MIN, GAP_MAX = 0.75, 1.4  # a gap in a row this many tile widths wide may hold a tile the detector missed
+GAP_MAX_NOT, GAP_MIN_CONF = 0.3, 0.6  # ... kept when the classifier calls it not-a-tile below this and a tile above
+GAP_SCORE = 0.5  # the proposal score given to such a tile
 DUPLICATE_CORE = 0.6  # ... compared by their cores (see vision.locate.suppress): a slanted row's tiles stay apart
 
 
@@ -131,6 +134,37 @@ def orientations(boxes: list[tuple[float, float, float, float]], codes: list[str
     return out, wide
 
 
+def row_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
+    """Boxes for the tiles a row seems to be missing: wherever two neighbours in a row of three or
+    more upright tiles of the row's width stand apart by about one tile's width (0.75 to 1.4 of
+    the row's median), the gap itself as a box, as tall as its neighbours. A tile the detector passed
+    over (a bare white dragon is a blank ivory face) leaves such a hole; the gap between two melds
+    set apart looks the same, which is why the classifier must be sure before one is kept.
+
+    >>> row_gaps([(0, 0, 30, 40), (31, 0, 61, 40), (92, 0, 122, 40), (123, 0, 153, 40)])
+    [(61.0, 0.0, 92.0, 40.0)]
+    """
+    upright = [b for b in boxes if b[2] - b[0] < b[3] - b[1]]
+    if len(upright) < 3 or len(upright) * 2 < len(boxes):
+        return []  # rows are found across the photo; a photo turned a quarter is left alone
+    out = []
+    for row in reading_order([TileObs(tuple(b), "") for b in boxes]):
+        tiles = [boxes[i] for i in row]
+        widths = [b[2] - b[0] for b in tiles if b[2] - b[0] < b[3] - b[1]]
+        if len(widths) < 3:
+            continue
+        w = float(np.median(widths))
+        for a, b in zip(tiles, tiles[1:]):
+            gap = b[0] - a[2]
+            # a neighbour narrower or wider than the row's tiles is a box drawn badly, not a hole
+            sound = all(0.8 * w <= t[2] - t[0] <= 1.25 * w for t in (a, b))
+            if sound and GAP_MIN * w <= gap <= GAP_MAX * w:
+                box = (float(a[2]), float(min(a[1], b[1])), float(b[0]), float(max(a[3], b[3])))
+                if not any(_inside(_centre(box), t, 0.0) for t in boxes):
+                    out.append(box)
+    return out
+
+
 class Recognizer:
     """``recognizer(path)`` -> :class:`Recognition`; ``recognizer.read(image)`` for an RGB array.
 
@@ -139,14 +173,32 @@ class Recognizer:
 
     def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
                  low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
-                 refiner: BoxRefiner | None | bool = True):
+                 refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True):
         self.classifier = classifier or TileClassifier()
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
         self.refiner = BoxRefiner() if refiner is True else (refiner or None)
+        self.fill_gaps = fill_gaps
         self.work_side = work_side
         self.grouper = MeldGrouper(low_confidence)
         self.low_confidence = low_confidence
         self.contour_min_conf, self.contour_max_not = contour_min_conf, contour_max_not
+
+    def _read_gaps(self, image: np.ndarray, boxes: list) -> list:
+        """Tiles in the one-tile gaps of the rows found (see :func:`row_gaps`), where the classifier
+        is sure it sees a tile there; as ``read`` keeps them."""
+        gaps = row_gaps(boxes)
+        if not gaps:
+            return []
+        probs = self.classifier.probabilities(self.classifier.crops(image, gaps))
+        classes = self.classifier.classes
+        nat = classes.index(NOT_A_TILE)
+        out = []
+        for box, p in zip(gaps, probs):
+            order = [int(k) for k in np.argsort(-p) if int(k) != nat]
+            if float(p[nat]) < GAP_MAX_NOT and float(p[order[0]]) >= GAP_MIN_CONF:
+                alts = [(classes[k], float(p[k])) for k in order[1:1 + self.classifier.alternatives]]
+                out.append((Proposal(box, GAP_SCORE, "gap"), order[0], float(p[order[0]]), alts, float(p[nat])))
+        return out
 
     def locate(self, image: np.ndarray) -> list[Proposal]:
         """All proposals, the detector's boxes redrawn by the box refiner, near-duplicates removed
@@ -199,6 +251,8 @@ class Recognizer:
         # OpenCV regions only fill gaps: one whose centre lies on a tile the detector found is that tile again
         learned = [k[0].box for k in kept if k[0].source != "contour"]
         kept = [k for k in kept if k[0].source != "contour" or not any(_inside(_centre(k[0].box), b) for b in learned)]
+        if self.fill_gaps:
+            kept += self._read_gaps(image, [k[0].box for k in kept])
         boxes = [k[0].box for k in kept]
         codes = [classes[k[1]] for k in kept]
         orient, wide = orientations(boxes, codes)
