@@ -29,10 +29,10 @@ DROP_NOT_A_TILE = 0.5  # a proposal the classifier calls not-a-tile with at leas
 SURE_TILE = 0.6  # ... unless the detector is this sure it is a tile and the classifier not sure it is not
 SURE_NOT_A_TILE = 0.85
 DUPLICATE_IOU = 0.25  # two read tiles whose cores overlap this much are one tile read twice
+DUPLICATE_CORE = 0.6  # ... compared by their cores (see vision.locate.suppress): a slanted row's tiles stay apart
 GAP_MIN, GAP_MAX = 0.75, 1.4  # a gap in a row this many tile widths wide may hold a tile the detector missed
 GAP_MAX_NOT, GAP_MIN_CONF = 0.3, 0.6  # ... kept when the classifier calls it not-a-tile below this and a tile above
 GAP_SCORE = 0.5  # the proposal score given to such a tile
-DUPLICATE_CORE = 0.6  # ... compared by their cores (see vision.locate.suppress): a slanted row's tiles stay apart
 
 
 @dataclass
@@ -137,9 +137,10 @@ def orientations(boxes: list[tuple[float, float, float, float]], codes: list[str
 def row_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
     """Boxes for the tiles a row seems to be missing: wherever two neighbours in a row of three or
     more upright tiles of the row's width stand apart by about one tile's width (0.75 to 1.4 of
-    the row's median), the gap itself as a box, as tall as its neighbours. A tile the detector passed
-    over (a bare white dragon is a blank ivory face) leaves such a hole; the gap between two melds
-    set apart looks the same, which is why the classifier must be sure before one is kept.
+    the row's median), the gap itself as a box, as tall as its neighbours. A tile the detector
+    passed over (a bare white dragon is a blank ivory face) leaves such a hole; the gap between
+    two melds set apart can look the same, which is why the classifier must be sure before one
+    is kept.
 
     >>> row_gaps([(0, 0, 30, 40), (31, 0, 61, 40), (92, 0, 122, 40), (123, 0, 153, 40)])
     [(61.0, 0.0, 92.0, 40.0)]
