@@ -119,6 +119,7 @@ def _read_in_order(pr: dict, idx) -> list[str]:
 
 def assess(records, preds) -> dict:
     from datasets.crops import iou as _iou
+    from scoring.tiles import FLOWERS, SEASONS
     from vision.group import TileObs, reading_order
 
     found = truths = dets = apart = right = bonus = bonus_right = 0
@@ -138,11 +139,11 @@ def assess(records, preds) -> dict:
                 found += 1
                 ok = pr["codes"][i] == truth[j][1]
                 right += ok
-                if truth[j][1][0] in "FS" and truth[j][1][1:] in "1234" and len(truth[j][1]) == 2:
+                if truth[j][1] in FLOWERS + SEASONS:
                     bonus_right += ok
             elif all(_iou(box, t[0]) < 0.1 for t in truth):
                 apart += 1
-        bonus += sum(1 for _, c in truth if len(c) == 2 and c[0] in "FS" and c[1] in "1234")
+        bonus += sum(1 for _, c in truth if c in FLOWERS + SEASONS)
         rows = reading_order([TileObs(t[0], t[1]) for t in truth])
         if len(rows) == 1 and len(truth) >= 5:
             rows_total += 1
@@ -207,11 +208,11 @@ def main(argv=None) -> None:
           f"{sum(len(r.boxes) for r in recs)} labelled tiles")
     figures = {}
     systems = ("mjcam", "peer") + (("opencv", "both") if args.opencv else ())
+    # the figures again, leaving out the photos Roboflow's square resize stretched out of all shape
+    plain = [k for k, r in enumerate(recs) if not r.stretched]
     for system in systems:
         res = launch(system, paths)
         m = assess(recs, res["preds"])
-        # the same, leaving out the photos Roboflow's square resize stretched out of all shape
-        plain = [k for k, r in enumerate(recs) if not r.stretched]
         plain_m = assess([recs[k] for k in plain], [res["preds"][k] for k in plain])
         m.update({f"plain_{k}": v for k, v in plain_m.items()})
         m["s_per_photo_640"] = res["seconds"] / len(paths)
@@ -238,7 +239,7 @@ def main(argv=None) -> None:
             ("s per photo, 12 MP", "s_per_photo_12mp", "{:.3f}", "<= peer"),
             ("peak MB, 640x640 run", "peak_mb_640", "{:.0f}", "500"),
             ("peak MB, 12 MP run", "peak_mb_12mp", "{:.0f}", "500")]
-    stretched = len(recs) - sum(not r.stretched for r in recs)
+    stretched = len(recs) - len(plain)
     if stretched:
         keys = ("recall", "precision", "accuracy", "bonus", "rows_exact", "rows_exact_hand")
         rows += [(f"without the {stretched} stretched photos:", None, "", "")]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from scoring.tiles import FLOWERS, SEASONS
 from vision.labels import BACK, CLASS_INDEX
 
 from .crops import CropSet, context_crop, pack
@@ -80,9 +81,9 @@ def art_faces(cache: str = ART_CACHE) -> dict[str, dict[str, np.ndarray]]:
             subprocess.run(["/usr/bin/python3", script, cache, "--sets", ",".join(ART_SETS)],
                            check=True, capture_output=True, timeout=300)
         except (OSError, subprocess.SubprocessError) as e:
-            err = getattr(e, "stderr", b"") or b""
-            print(f"no KDE tile art ({err.decode(errors='replace').strip().splitlines()[-1:] or e}): "
-                  "synthetic tiles are drawn from fonts only", file=sys.stderr)
+            lines = (getattr(e, "stderr", None) or b"").decode(errors="replace").strip().splitlines()
+            print(f"no KDE tile art ({lines[-1] if lines else e}): synthetic tiles are drawn from fonts only",
+                  file=sys.stderr)
     out: dict[str, dict[str, np.ndarray]] = {}
     for name in ART_SETS:
         folder = os.path.join(cache, name)
@@ -114,12 +115,17 @@ def _ink(code: str, rng: np.random.Generator):
     return _INK[key][int(rng.integers(len(_INK[key])))]
 
 
+def _face_colour(rng: np.random.Generator) -> np.ndarray:
+    """A tile face's ivory, a little different each time (uint8 RGB)."""
+    return np.array([rng.integers(225, 256), rng.integers(220, 250), rng.integers(200, 240)], np.uint8)
+
+
 def tile_face(code: str, rng: np.random.Generator, font: str, height: int = 160) -> np.ndarray:
     """An upright tile face (RGB), ivory with the glyph inked in a tile-like colour."""
     from PIL import Image, ImageDraw, ImageFont
 
     w = int(height * 0.75)
-    face = np.array([rng.integers(225, 256), rng.integers(220, 250), rng.integers(200, 240)], np.uint8)
+    face = _face_colour(rng)
     if code == "Wd" and rng.random() < BLANK_WHITE_DRAGON:
         return _blank_face(face, rng, w, height)
     img = Image.new("L", (w * 2, height * 2), 0)
@@ -145,10 +151,10 @@ def art_face(code: str, rng: np.random.Generator, art: dict[str, np.ndarray], he
     Hong Kong sets mostly lack, so that they cannot become a shortcut; flowers and seasons keep
     theirs (HK sets number them too)."""
     w = int(height * 0.75)
-    face = np.array([rng.integers(225, 256), rng.integers(220, 250), rng.integers(200, 240)], np.float32)
+    face = _face_colour(rng).astype(np.float32)
     rgba = cv2.resize(art[code], (w, height), interpolation=cv2.INTER_AREA).astype(np.float32)
     alpha = rgba[..., 3:] / 255.0
-    if code[0] not in "FS" or len(code) != 2 or not code[1].isdigit():
+    if code not in FLOWERS + SEASONS:
         if rng.random() < 0.5:
             alpha[: int(height * 0.2), : int(w * 0.24)] = 0
             alpha[: int(height * 0.2), w - int(w * 0.24):] = 0

@@ -22,6 +22,7 @@ import numpy as np
 
 from datasets.crops import load_rgb
 from datasets.readers import read_crop_csv, read_yolo, roboflow_subset
+from scoring.tiles import FLOWERS, SEASONS
 from vision.classify import TileClassifier
 from vision.preprocess import prepare
 
@@ -53,7 +54,8 @@ def evaluate_valid(clf: TileClassifier, data: str) -> dict:
     out["hk_all"] = acc(hk)
     out["hk_upright"] = acc(r for r in hk if r[1] == "upright")
     out["hk_sideways"] = acc(r for r in hk if r[1] == "sideways")
-    out["hk_bonus"] = acc(r for r in hk if r[2][0] in "FS" and len(r[2]) == 2 and r[2][1].isdigit())
+    bonus = FLOWERS + SEASONS
+    out["hk_bonus"] = acc(r for r in hk if r[2] in bonus)
     # reported apart as well: the photos Roboflow's square resize stretched out of all shape
     # (their "sideways" crops are upright tiles drawn ten times too wide)
     plain = [r for r in hk if not r[6]]
@@ -61,7 +63,7 @@ def evaluate_valid(clf: TileClassifier, data: str) -> dict:
     out["hk_unstretched_all"] = acc(plain)
     out["hk_unstretched_upright"] = acc(r for r in plain if r[1] == "upright")
     out["hk_unstretched_sideways"] = acc(r for r in plain if r[1] == "sideways")
-    out["hk_unstretched_bonus"] = acc(r for r in plain if r[2][0] in "FS" and len(r[2]) == 2 and r[2][1].isdigit())
+    out["hk_unstretched_bonus"] = acc(r for r in plain if r[2] in bonus)
     out["japanese"] = acc(r for r in rows if r[0] == "japanese")
     out["screenshots"] = acc(r for r in rows if r[0] == "screenshot")
     out["hk_tile_if_known_to_be_a_tile"] = (sum(r[2] == r[5] for r in hk) / len(hk), len(hk)) if hk else (None, 0)

@@ -50,6 +50,15 @@ class Views(Dataset):
         return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), int(self.crops.labels[i])
 
 
+def _cached(path: str, make) -> CropSet:
+    """The crop set saved at ``path``, or ``make()``'s, saved there for the next run."""
+    if os.path.exists(path):
+        return CropSet.load(path)
+    crops = make()
+    crops.save(path)
+    return crops
+
+
 def build_data(data: str, work: str, holdout: float, seed: int, without: set[str], mirrored: set[str],
                bonus_extra: int = 0):
     """Crop sets (cached in ``work``): train, held-out photos (records), and their sources."""
@@ -61,38 +70,19 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
     hold_recs = [r for r in recs if r.source in held]
     # one copy per held-out source is enough to choose epochs; prefer copies that were not rotated
     parts = []
-    key = os.path.join(work, f"rf-train-{seed}-{holdout}-{len(mirrored)}.npz")
-    if os.path.exists(key):
-        rf_crops = CropSet.load(key)
-    else:
-        rf_crops = crops_from_photos(train_recs, seed=seed, mirrored=frozenset(mirrored))
-        rf_crops.save(key)
+    rf_crops = _cached(os.path.join(work, f"rf-train-{seed}-{holdout}-{len(mirrored)}.npz"),
+                       lambda: crops_from_photos(train_recs, seed=seed, mirrored=frozenset(mirrored)))
     parts.append(drop_tile_like_negatives(rf_crops))
     if "camerash" not in without:
         cam = os.path.join(data, "camerash-tiles")
-        key = os.path.join(work, "camerash.npz")
-        if os.path.exists(key):
-            c = CropSet.load(key)
-        else:
-            c = crops_from_tile_images(read_crop_csv(cam), group="camerash")
-            c.save(key)
-        parts.append(c)
+        parts.append(_cached(os.path.join(work, "camerash.npz"),
+                             lambda: crops_from_tile_images(read_crop_csv(cam), group="camerash")))
     if "synthetic" not in without:
-        key = os.path.join(work, f"synthetic-{seed}-v{synthetic.VERSION}.npz")
-        if os.path.exists(key):
-            s = CropSet.load(key)
-        else:
-            s = single_tiles(list(CODES), per_code=40, seed=seed, backs=900)
-            s.save(key)
-        parts.append(s)
+        parts.append(_cached(os.path.join(work, f"synthetic-{seed}-v{synthetic.VERSION}.npz"),
+                             lambda: single_tiles(list(CODES), per_code=40, seed=seed, backs=900)))
         if bonus_extra:  # flowers and seasons are rare in the photos
-            key = os.path.join(work, f"synthetic-bonus-{bonus_extra}-{seed}-v{synthetic.VERSION}.npz")
-            if os.path.exists(key):
-                s = CropSet.load(key)
-            else:
-                s = single_tiles(list(FLOWERS + SEASONS), per_code=bonus_extra, seed=seed + 1000)
-                s.save(key)
-            parts.append(s)
+            parts.append(_cached(os.path.join(work, f"synthetic-bonus-{bonus_extra}-{seed}-v{synthetic.VERSION}.npz"),
+                                 lambda: single_tiles(list(FLOWERS + SEASONS), per_code=bonus_extra, seed=seed + 1000)))
     return CropSet.concat(parts), hold_recs
 
 

@@ -184,21 +184,26 @@ class Recognizer:
         self.low_confidence = low_confidence
         self.contour_min_conf, self.contour_max_not = contour_min_conf, contour_max_not
 
+    def _reading(self, p: np.ndarray) -> tuple[int, float, list[tuple[str, float]], float]:
+        """A crop's class probabilities as ``read`` keeps them: the likeliest tile (class index and
+        probability, not-a-tile aside), the next ones, and the not-a-tile probability."""
+        classes = self.classifier.classes
+        nat = classes.index(NOT_A_TILE)
+        order = [int(k) for k in np.argsort(-p) if int(k) != nat]
+        alts = [(classes[k], float(p[k])) for k in order[1:1 + self.classifier.alternatives]]
+        return order[0], float(p[order[0]]), alts, float(p[nat])
+
     def _read_gaps(self, image: np.ndarray, boxes: list) -> list:
         """Tiles in the one-tile gaps of the rows found (see :func:`row_gaps`), where the classifier
         is sure it sees a tile there; as ``read`` keeps them."""
         gaps = row_gaps(boxes)
         if not gaps:
             return []
-        probs = self.classifier.probabilities(self.classifier.crops(image, gaps))
-        classes = self.classifier.classes
-        nat = classes.index(NOT_A_TILE)
         out = []
-        for box, p in zip(gaps, probs):
-            order = [int(k) for k in np.argsort(-p) if int(k) != nat]
-            if float(p[nat]) < GAP_MAX_NOT and float(p[order[0]]) >= GAP_MIN_CONF:
-                alts = [(classes[k], float(p[k])) for k in order[1:1 + self.classifier.alternatives]]
-                out.append((Proposal(box, GAP_SCORE, "gap"), order[0], float(p[order[0]]), alts, float(p[nat])))
+        for box, p in zip(gaps, self.classifier.probabilities(self.classifier.crops(image, gaps))):
+            best, conf, alts, p_not = self._reading(p)
+            if p_not < GAP_MAX_NOT and conf >= GAP_MIN_CONF:
+                out.append((Proposal(box, GAP_SCORE, "gap"), best, conf, alts, p_not))
         return out
 
     def locate(self, image: np.ndarray) -> list[Proposal]:
@@ -234,17 +239,14 @@ class Recognizer:
         props = self.locate(image)
         probs = self.classifier.probabilities(self.classifier.crops(image, [p.box for p in props]))
         classes = self.classifier.classes
-        nat = classes.index(NOT_A_TILE)
         kept: list[tuple[Proposal, int, float, list[tuple[str, float]], float]] = []
         for prop, p in zip(props, probs):
-            p_not = float(p[nat])
+            best, conf, alts, p_not = self._reading(p)
             if p_not >= SURE_NOT_A_TILE or (p_not >= DROP_NOT_A_TILE and prop.score < SURE_TILE):
                 continue
-            order = [int(k) for k in np.argsort(-p) if int(k) != nat]
-            if prop.source == "contour" and (p_not >= self.contour_max_not or float(p[order[0]]) < self.contour_min_conf):
+            if prop.source == "contour" and (p_not >= self.contour_max_not or conf < self.contour_min_conf):
                 continue  # an OpenCV region is a tile only when the classifier is sure of it
-            alts = [(classes[k], float(p[k])) for k in order[1:1 + self.classifier.alternatives]]
-            kept.append((prop, order[0], float(p[order[0]]), alts, p_not))
+            kept.append((prop, best, conf, alts, p_not))
         # duplicates left after classification: keep the likelier tile
         keep = suppress([k[0].box for k in kept], [k[0].score * k[2] for k in kept], iou=DUPLICATE_IOU,
                         core=DUPLICATE_CORE)
