@@ -130,20 +130,28 @@ def load_oriented(rec: LabelledImage, mirrored: frozenset[str] = frozenset()) ->
 
 
 def crops_from_photos(records: list[LabelledImage], negatives_per_tile: float = 0.35,
-                      seed: int = 0, mirrored: frozenset[str] = frozenset()) -> CropSet:
-    """Context crops of every labelled tile of ``records`` and of negatives around them. Photos
-    whose file name is in ``mirrored`` (copies flipped left to right) are flipped back first."""
+                      seed: int = 0, mirrored: frozenset[str] = frozenset(), codes=None,
+                      context: int = CONTEXT) -> CropSet:
+    """Context crops (``context`` pixels square) of every labelled tile of ``records`` (only those
+    whose code is in ``codes``, when given) and of negatives around them (none when
+    ``negatives_per_tile`` is 0). Photos whose file name is in ``mirrored`` (copies flipped left to
+    right) are flipped back first."""
     rnd = random.Random(seed)
     imgs, labels, sizes, groups = [], [], [], []
     for rec in records:
+        boxes = [b for b in rec.boxes if codes is None or b.code in codes]
+        if not boxes:
+            continue
         image, rec = load_oriented(rec, mirrored)
         for b in rec.boxes:
-            c, s = context_crop(image, b.box)
-            imgs.append(c), labels.append(CLASS_INDEX[b.code]), sizes.append(s), groups.append(rec.source)
-        for box in negative_boxes(rec, max(1, round(len(rec.boxes) * negatives_per_tile)), rnd):
-            c, s = context_crop(image, box)
-            imgs.append(c), labels.append(CLASS_INDEX[NOT_A_TILE]), sizes.append(s), groups.append(rec.source)
-    return pack(imgs, labels, sizes, groups)
+            if codes is None or b.code in codes:
+                c, s = context_crop(image, b.box, context)
+                imgs.append(c), labels.append(CLASS_INDEX[b.code]), sizes.append(s), groups.append(rec.source)
+        if negatives_per_tile > 0:
+            for box in negative_boxes(rec, max(1, round(len(rec.boxes) * negatives_per_tile)), rnd):
+                c, s = context_crop(image, box, context)
+                imgs.append(c), labels.append(CLASS_INDEX[NOT_A_TILE]), sizes.append(s), groups.append(rec.source)
+    return pack(imgs, labels, sizes, groups, context)
 
 
 def drop_tile_like_negatives(crops: CropSet, value: int = 165, saturation: int = 60) -> CropSet:
@@ -170,10 +178,10 @@ def crops_from_tile_images(items: list[tuple[str, str]], group: str = "") -> Cro
     return pack(imgs, labels, sizes, groups)
 
 
-def pack(imgs, labels, sizes, groups) -> CropSet:
+def pack(imgs, labels, sizes, groups, context: int = CONTEXT) -> CropSet:
     """A CropSet from lists of context crops, class ids, box sizes and groups (may be empty)."""
     if not imgs:
-        return CropSet(np.zeros((0, CONTEXT, CONTEXT, 3), np.uint8), np.zeros(0, np.int64),
+        return CropSet(np.zeros((0, context, context, 3), np.uint8), np.zeros(0, np.int64),
                        np.zeros((0, 2), np.float32), [])
     return CropSet(np.stack(imgs).astype(np.uint8), np.array(labels, np.int64),
                    np.array(sizes, np.float32), list(groups))

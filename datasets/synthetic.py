@@ -21,7 +21,7 @@ import numpy as np
 from scoring.tiles import FLOWERS, SEASONS
 from vision.labels import BACK, CLASS_INDEX
 
-from .crops import CropSet, context_crop, pack
+from .crops import CONTEXT, CropSet, context_crop, pack
 
 FONT_PATHS = (
     "/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf",
@@ -222,9 +222,11 @@ def _paste(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, i
     return x, y, x2, y2
 
 
-def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0, art: bool = True) -> CropSet:
-    """Context crops of rendered tiles (and face-down backs) on random tables; ``art``: draw from
-    the KDE sets as well as the fonts, where they are installed."""
+def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0, art: bool = True,
+                 context: int = CONTEXT, height=(60, 140)) -> CropSet:
+    """Context crops (``context`` pixels square) of rendered tiles (and face-down backs) on random
+    tables, tiles drawn ``height`` (low, high) pixels tall; ``art``: draw from the KDE sets as well
+    as the fonts, where they are installed."""
     rng = np.random.default_rng(seed)
     fonts = available_fonts()
     # each tile is drawn from one of the fonts or art sets, chosen evenly
@@ -233,7 +235,7 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
     jobs = [(c, i) for c in codes for i in range(per_code)] if drawings else []
     jobs += [(BACK, i) for i in range(backs)]
     for code, _ in jobs:
-        hgt = int(rng.integers(60, 140))
+        hgt = int(rng.integers(*height))
         if code == BACK:
             tile = tile_back(rng, hgt)
         else:
@@ -250,9 +252,9 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
                 other = tile_back(rng, hgt)
             _paste(canvas, _body(other, rng), x - tw - 1, y)
         box = _paste(canvas, tile, x, y)
-        c, s = context_crop(canvas, box)
+        c, s = context_crop(canvas, box, context)
         imgs.append(c), labels.append(CLASS_INDEX[code]), sizes.append(s)
-    return pack(imgs, labels, sizes, [f"synthetic-{i}" for i in range(len(imgs))])
+    return pack(imgs, labels, sizes, [f"synthetic-{i}" for i in range(len(imgs))], context)
 
 
 # ---------------------------------------------------------------- whole hands

@@ -18,13 +18,10 @@ import json
 import os
 from collections import Counter
 
-import numpy as np
-
 from datasets.crops import load_rgb
 from datasets.readers import read_crop_csv, read_yolo, roboflow_subset
 from scoring.tiles import FLOWERS, SEASONS
 from vision.classify import TileClassifier
-from vision.preprocess import prepare
 
 
 def evaluate_valid(clf: TileClassifier, data: str) -> dict:
@@ -35,9 +32,7 @@ def evaluate_valid(clf: TileClassifier, data: str) -> dict:
         boxes = [b.box for b in rec.boxes]
         if not boxes:
             continue
-        clf.session  # noqa: B018  (reads the input size from the model)
-        crops = np.stack([prepare(img, b, clf.input_size) for b in boxes])
-        for b, lab in zip(rec.boxes, clf(crops)):
+        for b, lab in zip(rec.boxes, clf.classify_boxes(img, boxes)):
             w, h = b.box[2] - b.box[0], b.box[3] - b.box[1]
             # the best tile reading, should the not-a-tile answer be set aside
             tile = lab.code if lab.code != "not-a-tile" else next(
@@ -95,8 +90,11 @@ def main(argv=None) -> None:
     ap.add_argument("--camerash", action="store_true", help="test on the Camerash crops (leave-one-source-out)")
     ap.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
     ap.add_argument("--single", action="store_true", help="read each crop once (no half-turn average)")
+    ap.add_argument("--bonus", default="models/bonus_reader.onnx",
+                    help="the bonus-tile reader that looks again at flowers and seasons ('none': the classifier alone)")
     a = ap.parse_args(argv)
-    clf = TileClassifier(a.model, threads=2, turned=not a.single)
+    bonus = None if a.bonus == "none" else TileClassifier(a.bonus, threads=2, turned=not a.single, bonus=None)
+    clf = TileClassifier(a.model, threads=2, turned=not a.single, bonus=bonus)
     clf.session  # noqa: B018
     res = evaluate_camerash(clf, a.data) if a.camerash else evaluate_valid(clf, a.data)
     for k, v in res.items():

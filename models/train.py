@@ -38,16 +38,20 @@ STD = (0.25, 0.25, 0.25)
 
 
 class Views(Dataset):
-    def __init__(self, crops: CropSet, seed: int):
-        self.crops, self.seed, self.epoch = crops, seed, 0
+    """Augmented ``out`` x ``out`` views of a crop set, new each epoch; items are (tensor, label)
+    with the label mapped through ``label_map`` (class id -> the network's output index) if given."""
+
+    def __init__(self, crops: CropSet, seed: int, out: int = INPUT_SIZE, label_map: dict | None = None):
+        self.crops, self.seed, self.epoch, self.out, self.label_map = crops, seed, 0, out, label_map
 
     def __len__(self) -> int:
         return len(self.crops)
 
     def __getitem__(self, i: int):
         rng = np.random.default_rng((self.seed, self.epoch, i))
-        x = view(self.crops.images[i], self.crops.sizes[i], rng)
-        return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), int(self.crops.labels[i])
+        x = view(self.crops.images[i], self.crops.sizes[i], rng, out=self.out)
+        y = int(self.crops.labels[i])
+        return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), self.label_map[y] if self.label_map else y
 
 
 def _cached(path: str, make) -> CropSet:
@@ -112,8 +116,8 @@ def evaluate(model: nn.Module, xs: np.ndarray, ys: np.ndarray) -> float:
     return correct / max(1, len(ys))
 
 
-def export_onnx(model: nn.Module, path: str, meta: dict) -> None:
-    export_with_metadata(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), path, "input", ["logits"],
+def export_onnx(model: nn.Module, path: str, meta: dict, size: int = INPUT_SIZE) -> None:
+    export_with_metadata(model, torch.zeros(1, 3, size, size), path, "input", ["logits"],
                          {"input": {0: "batch"}, "logits": {0: "batch"}}, meta)
 
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from mjcam.cli import main
-from vision.classify import DEFAULT_MODEL, ModelError, TileClassifier, default_classifier
+from scoring.tiles import FLOWERS, SEASONS
+from vision.classify import BONUS_MIN_MASS, BONUS_MODEL, DEFAULT_MODEL, ModelError, TileClassifier, default_classifier
 from vision.io import ImageError, load_image
 from vision.labels import CLASSES
 
@@ -27,6 +28,37 @@ def test_model_is_shipped_and_labels_match_its_output():
     assert labels == list(CLASSES) and len(labels) == 44
     assert sess.get_outputs()[0].shape[-1] == len(labels)
     assert json.loads(meta["input_size"]) == 64
+
+
+def test_bonus_reader_is_shipped_for_the_flowers_and_seasons():
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(BONUS_MODEL, providers=["CPUExecutionProvider"])
+    meta = sess.get_modelmeta().custom_metadata_map
+    assert json.loads(meta["classes"]) == list(FLOWERS + SEASONS)
+    assert sess.get_outputs()[0].shape[-1] == 8
+    assert json.loads(meta["input_size"]) > 64  # it looks closer than the classifier
+
+
+def test_bonus_reader_only_shares_out_the_bonus_share():
+    alone = TileClassifier(bonus=None)
+    both = default_classifier()
+    bonus = [CLASSES.index(c) for c in FLOWERS + SEASONS]
+    rest = [i for i in range(len(CLASSES)) if i not in bonus]
+    looked = 0
+    for path in CROPS:
+        image = load_image(path)
+        h, w = image.shape[:2]
+        boxes = [(0, 0, w, h), (w * 0.1, h * 0.1, w * 0.9, h * 0.9)]
+        p, q = alone.box_probabilities(image, boxes), both.box_probabilities(image, boxes)
+        np.testing.assert_allclose(q[:, rest], p[:, rest], atol=1e-6)  # no other class changes
+        np.testing.assert_allclose(q[:, bonus].sum(1), p[:, bonus].sum(1), atol=1e-5)
+        for a, b in zip(p, q):
+            if a[bonus].sum() < BONUS_MIN_MASS:
+                np.testing.assert_allclose(a, b, atol=1e-6)
+            else:
+                looked += 1
+    assert looked >= 8  # the four flower and season crops, each cut twice
 
 
 def test_session_is_lazy_and_shared():

@@ -107,6 +107,14 @@ def test_crops_have_the_label_of_their_box_and_negatives_lie_outside(yolo):
         assert max(iou(box, b.box) for b in recs[0].boxes) <= 0.3
 
 
+def test_crops_of_chosen_codes_at_another_context_size(yolo):
+    recs = read_yolo(str(yolo), "train")
+    cs = crops_from_photos(recs, negatives_per_tile=0, seed=3, codes={"1m"}, context=160)
+    assert [CLASSES[i] for i in cs.labels] == ["1m"] and cs.images.shape[1:] == (160, 160, 3)
+    assert max(cs.sizes[0]) == pytest.approx(160 / 1.6)
+    assert len(crops_from_photos(recs, negatives_per_tile=0, codes={"F1"}, context=160).images) == 0
+
+
 def test_cropset_save_load_subset_concat(tmp_path, yolo):
     cs = crops_from_photos(read_yolo(str(yolo), "train"), seed=1)
     cs.save(str(tmp_path / "c.npz"))
@@ -141,6 +149,8 @@ needs_font = pytest.mark.skipif(not available_fonts(), reason="no tile font (apt
 def test_single_tiles_renderer():
     cs = single_tiles(["5p", "F3"], per_code=2, seed=1, backs=2)
     assert len(cs) == 6 and [CLASSES[i] for i in cs.labels] == ["5p", "5p", "F3", "F3", "back", "back"]
+    big = single_tiles(["S2"], per_code=2, seed=1, context=200, height=(150, 160))
+    assert big.images.shape == (2, 200, 200, 3) and all(max(s) == pytest.approx(200 / 1.6) for s in big.sizes)
 
 
 @needs_font

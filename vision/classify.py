@@ -16,9 +16,11 @@ import numpy as np
 from .preprocess import prepare, to_tensor
 from .session import ModelError, OnnxStage
 
-DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models",
-                             "tile_classifier.onnx")
+_MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
+DEFAULT_MODEL = os.path.join(_MODELS, "tile_classifier.onnx")
+BONUS_MODEL = os.path.join(_MODELS, "bonus_reader.onnx")
 LOW_CONFIDENCE = 0.80  # below this a tile goes to a person to confirm
+BONUS_MIN_MASS = 0.2  # the bonus reader looks again at a tile the classifier gives this much bonus probability
 
 
 @dataclass
@@ -38,15 +40,23 @@ class TileLabel:
 
 class TileClassifier(OnnxStage):
     """``classifier(crops)`` -> one :class:`TileLabel` per crop (crops as prepared by
-    :func:`vision.preprocess.prepare`). ``classify_boxes(image, boxes)`` cuts and classifies."""
+    :func:`vision.preprocess.prepare`). ``classify_boxes(image, boxes)`` cuts and classifies,
+    with a second look at flowers and seasons by the bonus reader.
+
+    ``bonus``: the :class:`TileClassifier` of the bonus reader (``True``: the shipped one,
+    ``None``/``False``: none). It reads a tile at a larger input and shares out, among the
+    flowers and seasons, the probability the classifier gives them as a whole (see
+    :meth:`box_probabilities`)."""
 
     what = "tile classifier"
 
     def __init__(self, model_path: str | None = None, threads: int = 1, batch: int = 64,
-                 alternatives: int = 3, turned: bool = True):
+                 alternatives: int = 3, turned: bool = True, bonus: "TileClassifier | bool | None" = True):
         super().__init__(model_path or DEFAULT_MODEL, threads)
         self.batch, self.alternatives = batch, alternatives
         self.turned = turned  # also read each crop turned half round, and average
+        self.bonus = (TileClassifier(BONUS_MODEL, threads, batch, alternatives, turned, bonus=None)
+                      if bonus is True else (bonus or None))
         self.classes: tuple[str, ...] = ()
         self.input_size = 64
         self.mean = self.std = (0.5, 0.5, 0.5)
@@ -80,14 +90,8 @@ class TileClassifier(OnnxStage):
         return np.concatenate(outs)
 
     def __call__(self, crops: np.ndarray) -> list[TileLabel]:
-        probs = self.probabilities(crops)
-        labels = []
-        for p in probs:
-            order = np.argsort(-p)
-            top = int(order[0])
-            alts = [(self.classes[int(k)], float(p[k])) for k in order[1:1 + self.alternatives]]
-            labels.append(TileLabel(self.classes[top], float(p[top]), alts))
-        return labels
+        """Labels of prepared crops, by this model alone (the bonus reader needs the photo)."""
+        return self.labels(self.probabilities(crops))
 
     def crops(self, image: np.ndarray, boxes) -> np.ndarray:
         """The model's inputs for ``boxes`` of an RGB image (N, S, S, 3), S read from the model."""
@@ -96,8 +100,34 @@ class TileClassifier(OnnxStage):
             return np.zeros((0, self.input_size, self.input_size, 3), np.uint8)
         return np.stack([prepare(image, b, self.input_size) for b in boxes])
 
+    def box_probabilities(self, image: np.ndarray, boxes) -> np.ndarray:
+        """Class probabilities (N, classes) of ``boxes`` of an RGB image. Where the classifier gives
+        flowers and seasons together at least ``BONUS_MIN_MASS``, that share is dealt out among
+        them as the bonus reader reads the tile; the other classes keep their probabilities."""
+        p = self.probabilities(self.crops(image, boxes))
+        if self.bonus is None or not len(p):
+            return p
+        self.bonus.session  # noqa: B018  (loads the reader's labels)
+        idx = [self.classes.index(c) for c in self.bonus.classes]
+        mass = p[:, idx].sum(axis=1)
+        look = np.nonzero(mass >= BONUS_MIN_MASS)[0]
+        if len(look):
+            q = self.bonus.probabilities(self.bonus.crops(image, [boxes[int(i)] for i in look]))
+            p[np.ix_(look, idx)] = mass[look, None] * q
+        return p
+
+    def labels(self, probs: np.ndarray) -> list[TileLabel]:
+        """One :class:`TileLabel` per row of class probabilities: the likeliest class and the next."""
+        out = []
+        for p in probs:
+            order = np.argsort(-p)
+            top = int(order[0])
+            alts = [(self.classes[int(k)], float(p[k])) for k in order[1:1 + self.alternatives]]
+            out.append(TileLabel(self.classes[top], float(p[top]), alts))
+        return out
+
     def classify_boxes(self, image: np.ndarray, boxes) -> list[TileLabel]:
-        return self(self.crops(image, boxes))
+        return self.labels(self.box_probabilities(image, boxes))
 
     def classify_image(self, image: np.ndarray) -> TileLabel:
         """A picture of one tile: the whole picture is the box."""

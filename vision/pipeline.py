@@ -200,7 +200,7 @@ class Recognizer:
         if not gaps:
             return []
         out = []
-        for box, p in zip(gaps, self.classifier.probabilities(self.classifier.crops(image, gaps))):
+        for box, p in zip(gaps, self.classifier.box_probabilities(image, gaps)):
             best, conf, alts, p_not = self._reading(p)
             if p_not < GAP_MAX_NOT and conf >= GAP_MIN_CONF:
                 out.append((Proposal(box, GAP_SCORE, "gap"), best, conf, alts, p_not))
@@ -237,7 +237,7 @@ class Recognizer:
         full_w, full_h = full_size or (w0, h0)
         scale = full_w / image.shape[1]
         props = self.locate(image)
-        probs = self.classifier.probabilities(self.classifier.crops(image, [p.box for p in props]))
+        probs = self.classifier.box_probabilities(image, [p.box for p in props])
         classes = self.classifier.classes
         kept: list[tuple[Proposal, int, float, list[tuple[str, float]], float]] = []
         for prop, p in zip(props, probs):

@@ -1,0 +1,169 @@
+"""Train the bonus-tile reader: a second look, at a larger input, at tiles the classifier takes
+for a flower or season.
+
+    python -m models.train_bonus --work /tmp/mjcam-bonus --init <the classifier's .best weights>
+
+The tile classifier reads 64-pixel crops; the numerals and plants that tell ``F1``…``F4`` and
+``S1``…``S4`` apart are a few pixels there. This network (the same design, 8 outputs) reads the
+same tile at ``SIZE`` pixels and only shares out, among the eight bonus tiles, the probability the
+classifier gives to bonus tiles as a whole (:mod:`vision.classify`). Trained on the flowers and
+seasons of the Roboflow *train* photos (the held-out sources of :mod:`models.train` left out and
+used to choose the epoch) and on rendered ones; the *valid* split is never seen here.
+Resumable and seeded like the classifier's trainer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+from datasets.crops import CropSet, crops_from_photos, load_oriented
+from datasets.readers import held_out_sources, read_yolo
+from datasets import synthetic
+from datasets.synthetic import single_tiles
+from scoring.tiles import FLOWERS, SEASONS
+from vision.labels import CLASS_INDEX
+from vision.preprocess import prepare, to_tensor
+
+from .net import TileNet
+from .onnx_io import load_weights
+from .train import MEAN, STD, Views, _cached, export_onnx
+
+BONUS = tuple(FLOWERS + SEASONS)
+SIZE = 128  # network input
+CONTEXT = 200  # context crops: the box's longer side is CONTEXT / 1.6 = 125 pixels
+
+
+def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozenset[str], synthetic_per_code: int):
+    """Training crops of flowers and seasons (photos and renders, cached in ``work``) and the
+    held-out records."""
+    os.makedirs(work, exist_ok=True)
+    recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "train")
+    held = held_out_sources(recs, holdout, seed)
+    train_recs = [r for r in recs if r.source not in held]
+    photos = _cached(os.path.join(work, f"bonus-photos-{seed}-{holdout}-{len(mirrored)}-{CONTEXT}.npz"),
+                     lambda: crops_from_photos(train_recs, negatives_per_tile=0, seed=seed, mirrored=mirrored,
+                                               codes=BONUS, context=CONTEXT))
+    parts = [photos]
+    if synthetic_per_code:
+        parts.append(_cached(os.path.join(work, f"bonus-synthetic-{synthetic_per_code}-{seed}-v{synthetic.VERSION}.npz"),
+                             lambda: single_tiles(list(BONUS), synthetic_per_code, seed=seed + 2000, context=CONTEXT,
+                                                  height=(90, 220))))
+    return CropSet.concat(parts), [r for r in recs if r.source in held]
+
+
+def held_out_inputs(recs, mirrored: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The reader's inputs for every flower and season of the held-out photos (all copies, mirrored
+    ones flipped back) and their index in ``BONUS``."""
+    xs, ys = [], []
+    for r in recs:
+        if not any(b.code in BONUS for b in r.boxes):
+            continue
+        img, r = load_oriented(r, mirrored)
+        for b in r.boxes:
+            if b.code in BONUS:
+                xs.append(prepare(img, b.box, SIZE)), ys.append(BONUS.index(b.code))
+    return np.stack(xs), np.array(ys)
+
+
+def accuracy(model: nn.Module, xs: np.ndarray, ys: np.ndarray) -> float:
+    """Share read right, each input read as it is and turned half round (as inference does)."""
+    model.eval()
+    with torch.no_grad():
+        a = torch.softmax(model(torch.from_numpy(to_tensor(xs, MEAN, STD))), 1)
+        b = torch.softmax(model(torch.from_numpy(to_tensor(np.ascontiguousarray(xs[:, ::-1, ::-1]), MEAN, STD))), 1)
+    return float(((a + b).argmax(1).numpy() == ys).mean())
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description="train the bonus-tile reader")
+    ap.add_argument("--data", default="../shared/data")
+    ap.add_argument("--work", default="/tmp/mjcam-bonus")
+    ap.add_argument("--out", default="models/bonus_reader.onnx")
+    ap.add_argument("--epochs", type=int, default=14)
+    ap.add_argument("--samples", type=int, default=6000, help="training views per epoch")
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--holdout", type=float, default=0.1, help="as the classifier's trainer: same held-out sources")
+    ap.add_argument("--mirrored", default="models/mirrored.txt", help="train copies that are mirrored (flipped back)")
+    ap.add_argument("--synthetic", type=int, default=300, metavar="N", help="rendered tiles of each flower and season")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", help="start the layers before the last from these weights (e.g. the tile "
+                    "classifier's .best state dict, or a checkpoint of this trainer)")
+    a = ap.parse_args(argv)
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(a.threads)
+    mirrored = frozenset(open(a.mirrored).read().split()) if a.mirrored else frozenset()
+    t0 = time.time()
+    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, mirrored, a.synthetic)
+    hx, hy = held_out_inputs(hold_recs, mirrored)
+    print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
+    label_map = {CLASS_INDEX[c]: i for i, c in enumerate(BONUS)}
+    ys = np.array([label_map[int(v)] for v in train.labels])
+    weights = 1.0 / np.bincount(ys, minlength=len(BONUS))[ys]
+    # photos and renders drawn equally often
+    real = np.array([not g.startswith("synthetic-") for g in train.groups])
+    weights = weights * np.where(real, 0.5 / max(1e-9, (weights * real).sum()), 0.5 / max(1e-9, (weights * ~real).sum()))
+    sampler = torch.utils.data.WeightedRandomSampler(weights, num_samples=a.samples, replacement=True)
+    ds = Views(train, a.seed, out=SIZE, label_map=label_map)
+    loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
+    model = TileNet(len(BONUS))
+    if a.init:
+        state = {k: v for k, v in load_weights(a.init).items() if not k.startswith("head.")}
+        model.load_state_dict(state, strict=False)
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=a.epochs * len(loader), pct_start=0.15)
+    ckpt = os.path.join(a.work, f"bonus-checkpoint-{a.seed}.pt")
+    run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,
+           "init": a.init, "mirrored": len(mirrored), "synthetic": a.synthetic}
+    start, best = 0, -1.0
+    if os.path.exists(ckpt):
+        st = torch.load(ckpt, weights_only=False)
+        if st.get("run") != run:
+            raise SystemExit(f"{ckpt} is from a run with other settings: remove it or use another --work")
+        model.load_state_dict(st["model"]), opt.load_state_dict(st["opt"]), sched.load_state_dict(st["sched"])
+        start, best = st["epoch"] + 1, st["best"]
+        print(f"resumed at epoch {start}, best held-out {best:.4f}", flush=True)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(start, a.epochs):
+        ds.epoch = epoch
+        model.train()
+        te, total, n = time.time(), 0.0, 0
+        for x, y in loader:
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(y)
+            n += len(y)
+        acc = accuracy(model, hx, hy)
+        improved = acc >= best
+        if improved:
+            best = acc
+            torch.save(model.state_dict(), ckpt + ".best")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                    "epoch": epoch, "best": best, "run": run}, ckpt)
+        torch.save(model.state_dict(), f"{ckpt}.epoch{epoch + 1}")
+        print(f"epoch {epoch + 1}/{a.epochs} loss {total / n:.4f} held-out {acc:.4f}{' *' if improved else ''} "
+              f"({time.time() - te:.0f}s)", flush=True)
+    model.load_state_dict(torch.load(ckpt + ".best"))
+    meta = {"classes": list(BONUS), "input_size": SIZE, "mean": list(MEAN), "std": list(STD),
+            "layout": "NCHW RGB", "heldout_accuracy": round(best, 4), "role": "bonus reader",
+            "trained_on": "flowers and seasons of roboflow-hk-chinese train (minus held-out sources)"
+                          + (" + rendered flowers and seasons" if a.synthetic else ""),
+            "epochs": a.epochs, "seed": a.seed, "mirrored_flipped_back": len(mirrored),
+            "fine_tuned_from": os.path.basename(a.init) if a.init else ""}
+    export_onnx(model, a.out, meta, SIZE)
+    print(f"wrote {a.out} (held-out accuracy {best:.4f})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
