@@ -1,5 +1,7 @@
 """Meld grouping on synthetic layouts with known melds (no image model involved)."""
 
+import math
+
 import pytest
 
 from datasets.synthetic import available_fonts, render_hand
@@ -23,6 +25,33 @@ def row(codes, y=100, x=10, w=30, h=40, gaps=(), sideways=(), backs=()):
 def test_reading_order_rows_then_left_to_right():
     tiles = row(["1m", "2m"], y=200) + row(["E", "S"], y=50)
     assert reading_order(tiles) == [[2, 3], [0, 1]]
+
+
+def slanted(tiles, degrees, about=(200.0, 100.0)):
+    """The tiles with their centres turned about ``about`` (boxes stay upright hulls, as labelled)."""
+    a = math.radians(degrees)
+    out = []
+    for t in tiles:
+        x1, y1, x2, y2 = t.box
+        cx, cy = (x1 + x2) / 2 - about[0], (y1 + y2) / 2 - about[1]
+        nx, ny = about[0] + cx * math.cos(a) - cy * math.sin(a), about[1] + cx * math.sin(a) + cy * math.cos(a)
+        w, h = x2 - x1, y2 - y1
+        hw = (abs(w * math.cos(a)) + abs(h * math.sin(a))) / 2
+        hh = (abs(w * math.sin(a)) + abs(h * math.cos(a))) / 2
+        out.append(TileObs((nx - hw, ny - hh, nx + hw, ny + hh), t.code, t.confidence, t.alternatives, t.orientation))
+    return out
+
+
+@pytest.mark.parametrize("degrees", [-25, -12, 12, 25])
+def test_a_row_photographed_at_a_slant_reads_as_one_row(degrees):
+    codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N", "N"]
+    tiles = slanted(row(codes, gaps={13}), degrees)
+    assert reading_order(tiles) == [list(range(14))]
+    # two slanted rows stay two rows, each in order
+    two = tiles + slanted(row(codes, y=180), degrees, about=(200.0, 100.0))
+    assert reading_order(two) == [list(range(14)), list(range(14, 28))]
+    g = MeldGrouper()(tiles)
+    assert g.hand == MeldGrouper()(row(codes, gaps={13})).hand
 
 
 def test_melds_kong_bonus_and_winning_tile():

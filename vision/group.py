@@ -3,8 +3,9 @@
 Input is tiles with a box, a code (or ``back``), a confidence with alternatives and an
 orientation; no image and no model is needed, so the heuristics run alone in tests.
 
-- Rows: tiles whose vertical centres lie within half a tile of each other; rows top to bottom,
-  tiles left to right.
+- Rows: tiles whose centres lie within about half a tile of each other across the rows' slant
+  (measured from neighbouring tiles, so a photo taken at an angle reads right); rows top to
+  bottom, tiles left to right.
 - Runs: where the step between neighbouring tiles' centres is clearly longer than the row's
   usual step, a new run (a set apart) starts.
 - A run with a sideways (claimed) tile is melded; a run of four alike is a kong, with face-down
@@ -19,6 +20,7 @@ orientation; no image and no model is needed, so the heuristics run alone in tes
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from scoring.decompose import arrangements
@@ -58,23 +60,54 @@ def _is_bonus(code: str) -> bool:
     return len(code) == 2 and code[0] in "FS" and code[1] in "1234"
 
 
+def row_slant(tiles: list[TileObs]) -> float:
+    """How far the rows slope (radians, positive when they fall to the right): the median direction
+    from each tile to its nearest neighbour, over the neighbours that lie more across than down
+    (tiles in a row touch side by side; the next row is a tile's height away). 0 for fewer than
+    three such tiles.
+
+    >>> round(math.degrees(row_slant([TileObs((i * 30, i * 8, i * 30 + 30, i * 8 + 40), "1m") for i in range(5)])))
+    15
+    """
+    centres = [((t.box[0] + t.box[2]) / 2, (t.box[1] + t.box[3]) / 2) for t in tiles]
+    angles = []
+    for i, (x, y) in enumerate(centres):
+        others = [(math.hypot(u - x, v - y), u - x, v - y) for j, (u, v) in enumerate(centres) if j != i]
+        if not others:
+            break
+        _, dx, dy = min(others)
+        a = math.atan2(dy, dx)
+        a = (a + math.pi / 2) % math.pi - math.pi / 2  # either way along the row: [-90°, 90°)
+        if abs(a) < math.pi / 4:
+            angles.append(a)
+    if len(angles) < 3:
+        return 0.0
+    angles.sort()
+    return angles[len(angles) // 2]
+
+
 def reading_order(tiles: list[TileObs]) -> list[list[int]]:
-    """Rows of input indices, top to bottom, each left to right."""
+    """Rows of input indices, top to bottom, each left to right. Rows are followed along their
+    slant (:func:`row_slant`), so a hand photographed at an angle still reads as one row."""
     if not tiles:
         return []
     unit = sorted(t.short for t in tiles)[len(tiles) // 2]
-    idx = sorted(range(len(tiles)), key=lambda i: (tiles[i].box[1] + tiles[i].box[3]) / 2)
+    a = row_slant(tiles)
+    cos, sin = math.cos(a), math.sin(a)
+    # tile centres in a frame turned with the rows: across, down
+    along = [((t.box[0] + t.box[2]) / 2 * cos + (t.box[1] + t.box[3]) / 2 * sin) for t in tiles]
+    down = [(-(t.box[0] + t.box[2]) / 2 * sin + (t.box[1] + t.box[3]) / 2 * cos) for t in tiles]
+    idx = sorted(range(len(tiles)), key=lambda i: down[i])
     rows: list[list[int]] = []
     centres: list[float] = []
     for i in idx:
-        cy = (tiles[i].box[1] + tiles[i].box[3]) / 2
-        if rows and abs(cy - centres[-1]) <= 0.6 * unit:
+        if rows and abs(down[i] - centres[-1]) <= 0.6 * unit:
             rows[-1].append(i)
-            centres[-1] = sum((tiles[j].box[1] + tiles[j].box[3]) / 2 for j in rows[-1]) / len(rows[-1])
+            centres[-1] = sum(down[j] for j in rows[-1]) / len(rows[-1])
         else:
             rows.append([i])
-            centres.append(cy)
-    return [sorted(r, key=lambda i: tiles[i].box[0]) for r in rows]
+            centres.append(down[i])
+    return [sorted(r, key=lambda i: along[i]) for r in rows]
 
 
 def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
