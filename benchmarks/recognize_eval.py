@@ -12,7 +12,8 @@ Printed per system:
   are counted apart, and precision is printed both counting them as wrong (strict) and not;
 - end-to-end tile accuracy: labelled tiles found *and* read right, over all labelled tiles;
 - flowers and seasons: the same over the labelled bonus tiles (the peer has no such classes);
-- single-row hands read exactly: photos whose labelled tiles form one row, read as exactly
+- single-row hands read exactly: photos whose labelled tiles form one row (as
+  ``vision.group.reading_order`` finds rows, following their slant), read as exactly
   the same codes in the same order — every tile found, and again with the tiles the recogniser
   itself set apart as strays (unlabelled tiles behind the hand, a wall) left out: the hand it
   proposes;
