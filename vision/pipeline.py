@@ -33,7 +33,6 @@ DUPLICATE_CORE = 0.6  # ... compared by their cores (see vision.locate.suppress)
 GAP_MIN, GAP_MAX = 0.75, 1.4  # a gap in a row this many tile widths wide may hold a tile the detector missed
 GAP_MAX_NOT, GAP_MIN_CONF = 0.3, 0.6  # ... kept when the classifier calls it not-a-tile below this and a tile above
 GAP_SCORE = 0.5  # the proposal score given to such a tile
-END_MAX_NOT, END_MIN_CONF = 0.1, 0.8  # a place past a row's end is kept as a tile only when this sure
 
 
 @dataclass
@@ -167,49 +166,6 @@ def row_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float
     return out
 
 
-def row_ends(boxes: list[tuple[float, float, float, float]], width: int, height: int) -> list[tuple[float, float, float, float]]:
-    """Boxes one place past each end of a row of five or more upright tiles of like width: the end
-    tile moved on by the row's usual step between touching tiles, along the row's line. A tile
-    the detector passed over at the end of a row (a bare white dragon at the rack's end) stands
-    there; so do the rack, the table and other players' tiles, which is why the classifier must
-    be very sure before one is kept. Boxes not wholly inside the photo, or on a tile already
-    found, are left out.
-
-    >>> [tuple(round(v) for v in b) for b in row_ends([(31 * i, 0, 31 * i + 30, 40) for i in range(1, 6)], 300, 100)]
-    [(0, 0, 30, 40), (186, 0, 216, 40)]
-    """
-    upright = [b for b in boxes if b[2] - b[0] < b[3] - b[1]]
-    if len(upright) < 5 or len(upright) * 2 < len(boxes):
-        return []
-    out = []
-    for row in reading_order([TileObs(tuple(b), "") for b in boxes]):
-        tiles = [boxes[i] for i in row]
-        widths = [b[2] - b[0] for b in tiles if b[2] - b[0] < b[3] - b[1]]
-        if len(widths) < 5:
-            continue
-        w = float(np.median(widths))
-        cs = np.array([_centre(b) for b in tiles])
-        steps = [float(np.hypot(*(q - p))) for p, q in zip(cs, cs[1:])]
-        touching = [d for d in steps if d < 1.2 * w]
-        if len(touching) < 3:
-            continue
-        step = float(np.median(touching))
-        slope = float(np.polyfit(cs[:, 0], cs[:, 1], 1)[0]) if np.ptp(cs[:, 0]) > 0 else 0.0
-        ux, uy = 1 / np.hypot(1, slope), slope / np.hypot(1, slope)
-        for end, sign in ((tiles[0], -1), (tiles[-1], 1)):
-            if not 0.8 * w <= end[2] - end[0] <= 1.25 * w:
-                continue
-            dx, dy = sign * step * ux, sign * step * uy
-            box = (end[0] + dx, end[1] + dy, end[2] + dx, end[3] + dy)
-            m = 0.05 * w  # a tile cut by the photo's edge by more than this is no place to look
-            if box[0] < -m or box[1] < -m or box[2] > width + m or box[3] > height + m:
-                continue
-            if any(_inside(_centre(box), t, 0.0) for t in boxes):
-                continue
-            out.append(tuple(float(v) for v in box))
-    return out
-
-
 class Recognizer:
     """``recognizer(path)`` -> :class:`Recognition`; ``recognizer.read(image)`` for an RGB array.
 
@@ -218,13 +174,11 @@ class Recognizer:
 
     def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
                  low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
-                 refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True,
-                 fill_ends: bool = False):
+                 refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True):
         self.classifier = classifier or TileClassifier()
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
         self.refiner = BoxRefiner() if refiner is True else (refiner or None)
         self.fill_gaps = fill_gaps
-        self.fill_ends = fill_ends
         self.work_side = work_side
         self.grouper = MeldGrouper(low_confidence)
         self.low_confidence = low_confidence
@@ -250,18 +204,6 @@ class Recognizer:
             best, conf, alts, p_not = self._reading(p)
             if p_not < GAP_MAX_NOT and conf >= GAP_MIN_CONF:
                 out.append((Proposal(box, GAP_SCORE, "gap"), best, conf, alts, p_not))
-        return out
-
-    def _read_ends(self, image: np.ndarray, boxes: list) -> list:
-        """Tiles one place past a row's ends (see :func:`row_ends`) the classifier is very sure of."""
-        ends = row_ends(boxes, image.shape[1], image.shape[0])
-        if not ends:
-            return []
-        out = []
-        for box, p in zip(ends, self.classifier.box_probabilities(image, ends)):
-            best, conf, alts, p_not = self._reading(p)
-            if p_not < END_MAX_NOT and conf >= END_MIN_CONF:
-                out.append((Proposal(box, GAP_SCORE, "row-end"), best, conf, alts, p_not))
         return out
 
     def locate(self, image: np.ndarray) -> list[Proposal]:
@@ -314,8 +256,6 @@ class Recognizer:
         kept = [k for k in kept if k[0].source != "contour" or not any(_inside(_centre(k[0].box), b) for b in learned)]
         if self.fill_gaps:
             kept += self._read_gaps(image, [k[0].box for k in kept])
-        if self.fill_ends:
-            kept += self._read_ends(image, [k[0].box for k in kept])
         boxes = [k[0].box for k in kept]
         codes = [classes[k[1]] for k in kept]
         orient, wide = orientations(boxes, codes)
