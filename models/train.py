@@ -121,6 +121,48 @@ def export_onnx(model: nn.Module, path: str, meta: dict, size: int = INPUT_SIZE)
                          {"input": {0: "batch"}, "logits": {0: "batch"}}, meta)
 
 
+def fit(model: nn.Module, ds: Views, loader: DataLoader, lr: float, epochs: int, ckpt: str, run: dict,
+        score) -> float:
+    """Train ``model`` on ``loader`` (AdamW, one-cycle to ``lr``, label smoothing 0.05), resuming
+    from the checkpoint ``ckpt`` if it holds a run with the same ``run`` settings. After each epoch
+    ``score(model)`` is taken on held-out data; the best epoch's weights are kept in
+    ``ckpt + ".best"`` and are the model's at the end. Returns the best score."""
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * len(loader), pct_start=0.15)
+    start, best = 0, -1.0
+    if os.path.exists(ckpt):
+        st = torch.load(ckpt, weights_only=False)
+        if st.get("run") != run:
+            raise SystemExit(f"{ckpt} is from a run with other settings: remove it or use another --work")
+        model.load_state_dict(st["model"]), opt.load_state_dict(st["opt"]), sched.load_state_dict(st["sched"])
+        start, best = st["epoch"] + 1, st["best"]
+        print(f"resumed at epoch {start}, best held-out {best:.4f}", flush=True)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(start, epochs):
+        ds.epoch = epoch
+        model.train()
+        te, total, n = time.time(), 0.0, 0
+        for x, y in loader:
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(y)
+            n += len(y)
+        acc = score(model)
+        improved = acc >= best
+        if improved:
+            best = acc
+            torch.save(model.state_dict(), ckpt + ".best")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                    "epoch": epoch, "best": best, "run": run}, ckpt)
+        print(f"epoch {epoch + 1}/{epochs} loss {total / n:.4f} held-out {acc:.4f}{' *' if improved else ''} "
+              f"({time.time() - te:.0f}s)", flush=True)
+    model.load_state_dict(torch.load(ckpt + ".best"))
+    return best
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="train the tile classifier")
     ap.add_argument("--data", default="../shared/data")
@@ -160,46 +202,13 @@ def main(argv=None) -> None:
     model = TileNet(len(CLASSES))
     if a.init:
         model.load_state_dict(load_weights(a.init))
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
-    steps = a.epochs * len(loader)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
     tag = "-".join(sorted(without)) or "all"
     ckpt = os.path.join(a.work, f"checkpoint-{a.seed}-{tag}{'-ft' if a.init else ''}"
                                 f"{'-nw%g' % a.negative_weight if a.negative_weight != 1 else ''}.pt")
-    start, best = 0, -1.0
     run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,
            "init": a.init, "mirrored": len(mirrored), "negative_weight": a.negative_weight,
            "bonus_extra": a.bonus_extra}
-    if os.path.exists(ckpt) and torch.load(ckpt, weights_only=False).get("run") != run:
-        raise SystemExit(f"{ckpt} is from a run with other settings: remove it or use another --work")
-    if os.path.exists(ckpt):
-        st = torch.load(ckpt, weights_only=False)
-        model.load_state_dict(st["model"]), opt.load_state_dict(st["opt"]), sched.load_state_dict(st["sched"])
-        start, best = st["epoch"] + 1, st["best"]
-        print(f"resumed at epoch {start}, best held-out {best:.4f}", flush=True)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
-    for epoch in range(start, a.epochs):
-        ds.epoch = epoch
-        model.train()
-        te, total, n = time.time(), 0.0, 0
-        for x, y in loader:
-            opt.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(y)
-            n += len(y)
-        acc = evaluate(model, hx, hy)
-        improved = acc >= best
-        if improved:
-            best = acc
-            torch.save(model.state_dict(), ckpt + ".best")
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
-                    "epoch": epoch, "best": best, "run": run}, ckpt)
-        print(f"epoch {epoch + 1}/{a.epochs} loss {total / n:.4f} held-out {acc:.4f}{' *' if improved else ''} "
-              f"({time.time() - te:.0f}s)", flush=True)
-    model.load_state_dict(torch.load(ckpt + ".best"))
+    best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: evaluate(m, hx, hy))
     meta = {"classes": list(CLASSES), "input_size": INPUT_SIZE, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4),
             "trained_on": "roboflow-hk-chinese train (minus held-out sources)"

@@ -33,7 +33,7 @@ from vision.preprocess import prepare, to_tensor
 
 from .net import TileNet
 from .onnx_io import load_weights
-from .train import MEAN, STD, Views, _cached, export_onnx
+from .train import MEAN, STD, Views, _cached, export_onnx, fit
 
 BONUS = tuple(FLOWERS + SEASONS)
 SIZE = 128  # network input
@@ -118,43 +118,10 @@ def main(argv=None) -> None:
     if a.init:
         state = {k: v for k, v in load_weights(a.init).items() if not k.startswith("head.")}
         model.load_state_dict(state, strict=False)
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=a.epochs * len(loader), pct_start=0.15)
     ckpt = os.path.join(a.work, f"bonus-checkpoint-{a.seed}.pt")
     run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,
            "init": a.init, "mirrored": len(mirrored), "synthetic": a.synthetic}
-    start, best = 0, -1.0
-    if os.path.exists(ckpt):
-        st = torch.load(ckpt, weights_only=False)
-        if st.get("run") != run:
-            raise SystemExit(f"{ckpt} is from a run with other settings: remove it or use another --work")
-        model.load_state_dict(st["model"]), opt.load_state_dict(st["opt"]), sched.load_state_dict(st["sched"])
-        start, best = st["epoch"] + 1, st["best"]
-        print(f"resumed at epoch {start}, best held-out {best:.4f}", flush=True)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
-    for epoch in range(start, a.epochs):
-        ds.epoch = epoch
-        model.train()
-        te, total, n = time.time(), 0.0, 0
-        for x, y in loader:
-            opt.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() * len(y)
-            n += len(y)
-        acc = accuracy(model, hx, hy)
-        improved = acc >= best
-        if improved:
-            best = acc
-            torch.save(model.state_dict(), ckpt + ".best")
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
-                    "epoch": epoch, "best": best, "run": run}, ckpt)
-        torch.save(model.state_dict(), f"{ckpt}.epoch{epoch + 1}")
-        print(f"epoch {epoch + 1}/{a.epochs} loss {total / n:.4f} held-out {acc:.4f}{' *' if improved else ''} "
-              f"({time.time() - te:.0f}s)", flush=True)
-    model.load_state_dict(torch.load(ckpt + ".best"))
+    best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, hx, hy))
     meta = {"classes": list(BONUS), "input_size": SIZE, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4), "role": "bonus reader",
             "trained_on": "flowers and seasons of roboflow-hk-chinese train (minus held-out sources)"
