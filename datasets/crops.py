@@ -139,9 +139,8 @@ def crops_from_photos(records: list[LabelledImage], negatives_per_tile: float = 
     rnd = random.Random(seed)
     imgs, labels, sizes, groups = [], [], [], []
     for rec in records:
-        boxes = [b for b in rec.boxes if codes is None or b.code in codes]
-        if not boxes:
-            continue
+        if not any(codes is None or b.code in codes for b in rec.boxes):
+            continue  # (a photo with no labelled tile has no negatives either)
         image, rec = load_oriented(rec, mirrored)
         for b in rec.boxes:
             if codes is None or b.code in codes:
