@@ -128,6 +128,12 @@ def test_stray_tiles_behind_the_hand_are_kept_apart():
     loose = [TileObs((50, 20, 65, 40), "5p"), TileObs((300, 30, 318, 52), "E")]  # small, far behind
     hand, stray = hand_and_strays(row + bonus + loose)
     assert sorted(hand) == list(range(15)) and sorted(stray) == [15, 16]
-    two_rows = row + [TileObs((10 + 30 * i, 260, 38 + 30 * i, 300), "2m") for i in range(4)]
-    hand, stray = hand_and_strays(two_rows)  # melds laid out in a second row belong to the hand
-    assert sorted(hand) == list(range(18)) and stray == []
+    kong = [TileObs((10 + 30 * i, 260, 38 + 30 * i, 300), "2m") for i in range(4)]
+    hand, stray = hand_and_strays(row[:11] + kong)  # melds laid out in a second row belong to the hand
+    assert sorted(hand) == list(range(15)) and stray == []
+    # once the rows kept hold a whole hand, another row is someone else's tiles (bonus tiles aside)
+    hand, stray = hand_and_strays(row + kong)
+    assert sorted(hand) == list(range(14)) and sorted(stray) == list(range(14, 18))
+    flowers = [TileObs((10 + 30 * i, 260, 38 + 30 * i, 300), c) for i, c in enumerate(["F1", "F2", "S3"])]
+    hand, stray = hand_and_strays(row + flowers)
+    assert sorted(hand) == list(range(17)) and stray == []

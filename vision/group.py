@@ -29,6 +29,7 @@ from scoring.tiles import INDEX
 
 LOW_CONFIDENCE = 0.80
 GAP = 0.25  # a step between tile centres this much longer than usual separates two runs
+HAND_TILES = 14  # a winning hand without kongs, bonus tiles aside
 
 
 @dataclass
@@ -115,7 +116,9 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
 
     The hand is the row with most tiles, any row of three or more tiles of about its size, and
     tiles of about its size lying within two tile heights of a row already kept (a bonus tile or
-    the winning tile set a little off the line). Everything else is stray.
+    the winning tile set a little off the line) — nearest rows first, and once the rows kept hold
+    a whole hand (``HAND_TILES`` tiles, bonus tiles aside) only rows of bonus tiles are added.
+    Everything else is stray.
     """
     rows = reading_order(tiles)
     if len(rows) <= 1:
@@ -129,11 +132,25 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
 
     main = max(rows, key=len)
     unit = size(main)
-    similar = [r for r in rows if 0.75 <= size(r) / unit <= 1.33]
-    kept = [r for r in similar if r is main or len(r) >= 3]
-    for r in sorted(similar, key=lambda r: abs(centre(r) - centre(main))):
-        if r not in kept and any(abs(centre(r) - centre(k)) <= 2.6 * unit for k in kept):
-            kept.append(r)
+    similar = sorted((r for r in rows if 0.75 <= size(r) / unit <= 1.33), key=lambda r: abs(centre(r) - centre(main)))
+    kept = [main]
+    count = sum(not _is_bonus(tiles[i].code) for i in main)
+
+    def take(r) -> None:
+        nonlocal count
+        if any(r is k for k in kept):
+            return
+        if count >= HAND_TILES and not all(_is_bonus(tiles[i].code) for i in r):
+            return  # a whole hand is in already: another row of tiles is not part of it
+        kept.append(r)
+        count += sum(not _is_bonus(tiles[i].code) for i in r)
+
+    for r in similar:  # rows of sets, nearest first
+        if len(r) >= 3:
+            take(r)
+    for r in similar:  # tiles set a little off a row kept
+        if any(abs(centre(r) - centre(k)) <= 2.6 * unit for k in kept):
+            take(r)
     hand = [i for r in rows if any(r is k for k in kept) for i in r]
     stray = [i for r in rows if not any(r is k for k in kept) for i in r]
     return hand, stray
