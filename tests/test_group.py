@@ -134,6 +134,9 @@ def test_stray_tiles_behind_the_hand_are_kept_apart():
     # once the rows kept hold a whole hand, another row is someone else's tiles (bonus tiles aside)
     hand, stray = hand_and_strays(row + kong)
     assert sorted(hand) == list(range(14)) and sorted(stray) == list(range(14, 18))
+    off_line = TileObs((10, 265, 38, 305), "5s")  # the winning tile of a hand with a kong, set below
+    hand, stray = hand_and_strays(row + [off_line])
+    assert sorted(hand) == list(range(15)) and stray == []
     flowers = [TileObs((10 + 30 * i, 260, 38 + 30 * i, 300), c) for i, c in enumerate(["F1", "F2", "S3"])]
     hand, stray = hand_and_strays(row + flowers)
     assert sorted(hand) == list(range(17)) and stray == []

@@ -117,7 +117,9 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
     The hand is the row with most tiles, any row of three or more tiles of about its size, and
     tiles of about its size lying within two tile heights of a row already kept (a bonus tile or
     the winning tile set a little off the line) — nearest rows first, and once the rows kept hold
-    a whole hand (``HAND_TILES`` tiles, bonus tiles aside) only rows of bonus tiles are added.
+    a whole hand (``HAND_TILES`` tiles, bonus tiles aside) no further row of three or more tiles
+    joins unless it is all bonus tiles (a hand with a kong has a tile more, so one or two tiles
+    off the line still join).
     Everything else is stray.
     """
     rows = reading_order(tiles)
@@ -140,7 +142,7 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
         nonlocal count
         if any(r is k for k in kept):
             return
-        if count >= HAND_TILES and not all(_is_bonus(tiles[i].code) for i in r):
+        if count >= HAND_TILES and len(r) >= 3 and not all(_is_bonus(tiles[i].code) for i in r):
             return  # a whole hand is in already: another row of tiles is not part of it
         kept.append(r)
         count += sum(not _is_bonus(tiles[i].code) for i in r)
