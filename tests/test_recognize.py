@@ -3,6 +3,7 @@
 
 import io
 import json
+import math
 import os
 
 import numpy as np
@@ -10,7 +11,8 @@ import pytest
 
 from mjcam.cli import main
 from vision.io import load_photo
-from vision.pipeline import GAP_SCORE, Recognition, Recognizer, TileRead, orientations, recognize, row_gaps
+from vision.pipeline import (GAP_SCORE, Recognition, Recognizer, TileRead, orientations, recognize, row_gaps,
+                             straddlers_out)
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
 HONOURS = os.path.join(SAMPLES, "hand-honours.jpg")
@@ -60,6 +62,30 @@ def test_row_gaps_are_one_tile_holes_between_sound_neighbours():
     assert row_gaps(row + second) == [(61.0, 0.0, 92.0, 40.0), (61.0, 60.0, 92.0, 100.0)]
     # a photo turned a quarter (rows run down it) is left alone
     assert row_gaps([(0, 0, 40, 30), (0, 31, 40, 61), (0, 92, 40, 122), (0, 123, 40, 153)]) == []
+
+
+def _turned(boxes, degrees):
+    """Upright hulls of the boxes with their centres turned about the origin (a slanted row)."""
+    a = math.radians(degrees)
+    out = []
+    for x1, y1, x2, y2 in boxes:
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        nx, ny = cx * math.cos(a) - cy * math.sin(a), cx * math.sin(a) + cy * math.cos(a)
+        hw = (abs((x2 - x1) * math.cos(a)) + abs((y2 - y1) * math.sin(a))) / 2
+        hh = (abs((x2 - x1) * math.sin(a)) + abs((y2 - y1) * math.cos(a))) / 2
+        out.append((nx - hw, ny - hh, nx + hw, ny + hh))
+    return out
+
+
+@pytest.mark.parametrize("degrees", [0, 15, 30])
+def test_a_box_drawn_across_two_touching_tiles_is_taken_out(degrees):
+    row = [(31 * i, 0, 31 * i + 30, 40) for i in range(14)]
+    scores = [0.5 + 0.03 * (i % 5) for i in range(14)]  # real tiles, some less likely than both neighbours
+    assert straddlers_out(_turned(row, degrees), scores) == list(range(14))
+    across = row + [(31 * 6 + 15, 0, 31 * 7 + 15, 40)]
+    assert straddlers_out(_turned(across, degrees), scores + [0.3]) == list(range(14))
+    # it stays when it is likelier than a tile it lies across (then that tile is the doubtful one)
+    assert 14 in straddlers_out(_turned(across, degrees), scores[:6] + [0.2] + scores[7:] + [0.3])
 
 
 def test_a_tile_the_detector_passed_over_is_read_in_its_gap():

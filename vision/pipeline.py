@@ -33,6 +33,7 @@ DUPLICATE_CORE = 0.6  # ... compared by their cores (see vision.locate.suppress)
 GAP_MIN, GAP_MAX = 0.75, 1.4  # a gap in a row this many tile widths wide may hold a tile the detector missed
 GAP_MAX_NOT, GAP_MIN_CONF = 0.3, 0.6  # ... kept when the classifier calls it not-a-tile below this and a tile above
 GAP_SCORE = 0.5  # the proposal score given to such a tile
+STRADDLE = 0.7  # a box this close (in steps) to two likelier tiles on either side lies across them
 
 
 @dataclass
@@ -134,6 +135,33 @@ def orientations(boxes: list[tuple[float, float, float, float]], codes: list[str
     return out, wide
 
 
+def straddlers_out(boxes: list[tuple[float, float, float, float]], scores: list[float]) -> list[int]:
+    """Indices to keep once boxes drawn across the line between two touching tiles are taken out.
+    Such a box overlaps each tile by less than duplicate removal looks for and reads as a second
+    copy of one; its centre lies about half a step from each, on opposite sides, where a real
+    tile's neighbours are a whole step away (the step: the median distance from a tile's centre
+    to its nearest neighbour's, so the test holds in slanted rows too). It goes when both those
+    tiles are likelier.
+
+    >>> row = [(31 * i, 0, 31 * i + 30, 40) for i in range(6)]
+    >>> straddlers_out(row + [(46, 0, 76, 40)], [0.9] * 6 + [0.3])  # across tiles 1 and 2
+    [0, 1, 2, 3, 4, 5]
+    """
+    n = len(boxes)
+    if n < 3:
+        return list(range(n))
+    c = np.array([_centre(b) for b in boxes])
+    d = np.hypot(c[:, None, 0] - c[None, :, 0], c[:, None, 1] - c[None, :, 1])
+    np.fill_diagonal(d, np.inf)
+    step = float(np.median(d.min(axis=1)))
+    out = []
+    for i in range(n):
+        near = [j for j in range(n) if d[i, j] < STRADDLE * step and scores[j] > scores[i]]
+        if not any(float(np.dot(c[a] - c[i], c[b] - c[i])) < 0 for a in near for b in near):
+            out.append(i)
+    return out
+
+
 def row_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
     """Boxes for the tiles a row seems to be missing: wherever two neighbours in a row of three or
     more upright tiles of the row's width stand apart by about one tile's width (0.75 to 1.4 of
@@ -174,11 +202,13 @@ class Recognizer:
 
     def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
                  low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
-                 refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True):
+                 refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True,
+                 drop_straddlers: bool = True):
         self.classifier = classifier or TileClassifier()
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
         self.refiner = BoxRefiner() if refiner is True else (refiner or None)
         self.fill_gaps = fill_gaps
+        self.drop_straddlers = drop_straddlers
         self.work_side = work_side
         self.grouper = MeldGrouper(low_confidence)
         self.low_confidence = low_confidence
@@ -251,6 +281,8 @@ class Recognizer:
         keep = suppress([k[0].box for k in kept], [k[0].score * k[2] for k in kept], iou=DUPLICATE_IOU,
                         core=DUPLICATE_CORE)
         kept = [kept[k] for k in keep]
+        if self.drop_straddlers:
+            kept = [kept[k] for k in straddlers_out([k[0].box for k in kept], [k[0].score * k[2] for k in kept])]
         # OpenCV regions only fill gaps: one whose centre lies on a tile the detector found is that tile again
         learned = [k[0].box for k in kept if k[0].source != "contour"]
         kept = [k for k in kept if k[0].source != "contour" or not any(_inside(_centre(k[0].box), b) for b in learned)]
