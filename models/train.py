@@ -90,19 +90,25 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
     return CropSet.concat(parts), hold_recs
 
 
-def holdout_batches(recs, limit_per_source: int = 1, mirrored: frozenset[str] = frozenset()):
-    """Inference-path inputs of held-out photos: (N,64,64,3) uint8 and labels (mirrored copies
-    flipped back, so the epoch is chosen on tiles the right way round)."""
+def holdout_batches(recs, limit_per_source: int | None = 1, mirrored: frozenset[str] = frozenset(),
+                    codes=None, size: int = INPUT_SIZE):
+    """Inference-path inputs of held-out photos' tiles: (N, size, size, 3) uint8 and class ids
+    (mirrored copies flipped back, so the epoch is chosen on tiles the right way round). At most
+    ``limit_per_source`` copies of a source photo (all when None); only tiles whose code is in
+    ``codes``, when given."""
     from vision.labels import CLASS_INDEX
     seen: dict[str, int] = {}
     xs, ys = [], []
     for r in recs:
-        if seen.get(r.source, 0) >= limit_per_source:
+        if limit_per_source is not None and seen.get(r.source, 0) >= limit_per_source:
+            continue
+        if codes is not None and not any(b.code in codes for b in r.boxes):
             continue
         seen[r.source] = seen.get(r.source, 0) + 1
         img, r = load_oriented(r, mirrored)
         for b in r.boxes:
-            xs.append(prepare(img, b.box)), ys.append(CLASS_INDEX[b.code])
+            if codes is None or b.code in codes:
+                xs.append(prepare(img, b.box, size)), ys.append(CLASS_INDEX[b.code])
     return np.stack(xs), np.array(ys)
 
 

@@ -23,17 +23,17 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader
 
-from datasets.crops import CropSet, crops_from_photos, load_oriented
+from datasets.crops import CropSet, crops_from_photos
 from datasets.readers import held_out_sources, read_yolo
 from datasets import synthetic
 from datasets.synthetic import single_tiles
 from scoring.tiles import FLOWERS, SEASONS
 from vision.labels import CLASS_INDEX
-from vision.preprocess import prepare, to_tensor
+from vision.preprocess import to_tensor
 
 from .net import TileNet
 from .onnx_io import load_weights
-from .train import MEAN, STD, Views, _cached, export_onnx, fit
+from .train import MEAN, STD, Views, _cached, export_onnx, fit, holdout_batches
 
 BONUS = tuple(FLOWERS + SEASONS)
 SIZE = 128  # network input
@@ -56,20 +56,6 @@ def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozen
                              lambda: single_tiles(list(BONUS), synthetic_per_code, seed=seed + 2000, context=CONTEXT,
                                                   height=(90, 220))))
     return CropSet.concat(parts), [r for r in recs if r.source in held]
-
-
-def held_out_inputs(recs, mirrored: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The reader's inputs for every flower and season of the held-out photos (all copies, mirrored
-    ones flipped back) and their index in ``BONUS``."""
-    xs, ys = [], []
-    for r in recs:
-        if not any(b.code in BONUS for b in r.boxes):
-            continue
-        img, r = load_oriented(r, mirrored)
-        for b in r.boxes:
-            if b.code in BONUS:
-                xs.append(prepare(img, b.box, SIZE)), ys.append(BONUS.index(b.code))
-    return np.stack(xs), np.array(ys)
 
 
 def accuracy(model: nn.Module, xs: np.ndarray, ys: np.ndarray) -> float:
@@ -103,9 +89,11 @@ def main(argv=None) -> None:
     mirrored = frozenset(open(a.mirrored).read().split()) if a.mirrored else frozenset()
     t0 = time.time()
     train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, mirrored, a.synthetic)
-    hx, hy = held_out_inputs(hold_recs, mirrored)
-    print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     label_map = {CLASS_INDEX[c]: i for i, c in enumerate(BONUS)}
+    # every flower and season of the held-out photos, all copies
+    hx, hy = holdout_batches(hold_recs, None, mirrored, codes=BONUS, size=SIZE)
+    hy = np.array([label_map[int(y)] for y in hy])
+    print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     ys = np.array([label_map[int(v)] for v in train.labels])
     weights = 1.0 / np.bincount(ys, minlength=len(BONUS))[ys]
     # photos and renders drawn equally often
