@@ -11,8 +11,8 @@ import pytest
 
 from mjcam.cli import main
 from vision.io import load_photo
-from vision.pipeline import (GAP_SCORE, Recognition, Recognizer, TileRead, orientations, recognize, row_gaps,
-                             straddlers_out)
+from vision.pipeline import (GAP_SCORE, Recognition, Recognizer, TileRead, grid_gaps, orientations, recognize,
+                             row_gaps, straddlers_out)
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
 HONOURS = os.path.join(SAMPLES, "hand-honours.jpg")
@@ -86,6 +86,52 @@ def test_a_box_drawn_across_two_touching_tiles_is_taken_out(degrees):
     assert straddlers_out(_turned(across, degrees), scores + [0.3]) == list(range(14))
     # it stays when it is likelier than a tile it lies across (then that tile is the doubtful one)
     assert 14 in straddlers_out(_turned(across, degrees), scores[:6] + [0.2] + scores[7:] + [0.3])
+
+
+def _centres(boxes):
+    return sorted((round((b[0] + b[2]) / 2), round((b[1] + b[3]) / 2)) for b in boxes)
+
+
+@pytest.mark.parametrize("degrees", [0, 12, 25])
+def test_grid_gaps_are_the_missing_cells_of_a_tray(degrees):
+    # a tray of 4 rows of 9 touching tiles (step 31, rows 42 apart), cells missing: three at the
+    # start of row 1, three inside row 2, one inside row 3, two at the end of row 0
+    missing = {(1, 0), (1, 1), (1, 2), (2, 3), (2, 4), (2, 5), (3, 6), (0, 7), (0, 8)}
+    cell = {(r, c): (31 * c, 42 * r, 31 * c + 30, 42 * r + 40) for r in range(4) for c in range(9)}
+    present = [cell[k] for k in sorted(cell) if k not in missing]
+    want = _turned([cell[k] for k in sorted(missing)], degrees)
+    got = grid_gaps(_turned(present, degrees))
+    assert len(got) == len(missing)
+    for (x, y), (u, v) in zip(_centres(got), _centres(want)):
+        assert abs(x - u) <= 3 and abs(y - v) <= 3
+
+
+def test_grid_gaps_leave_a_hand_and_rows_that_do_not_line_up_alone():
+    hand = [(31 * i, 0, 31 * i + 30, 40) for i in range(6)] + [(31 * i + 15, 0, 31 * i + 45, 40) for i in range(6, 14)]
+    assert grid_gaps(hand) == []  # melds set half a tile apart are no missing cells
+    # a longer row below with another step (someone's discards) does not extend the hand's row
+    assert grid_gaps(hand[:6] + [(37 * i, 45, 37 * i + 30, 85) for i in range(7)]) == []
+    # rows of the same step offset by half a step are no grid
+    assert grid_gaps(hand[:6] + [(31 * i + 15, 42, 31 * i + 45, 82) for i in range(8)]) == []
+    # a hole four places long is too much to guess
+    assert grid_gaps([(31 * i, 0, 31 * i + 30, 40) for i in (0, 1, 2, 7, 8, 9)]) == []
+
+
+def test_tiles_the_detector_passed_over_side_by_side_are_read_in_their_cells():
+    full = Recognizer()
+    image = load_photo(HONOURS)[0]
+    dropped = full.read(image).tiles[7:9]  # Wd Rd, side by side in the middle of the row
+
+    def missing_two(image):
+        return [p for p in full.proposers[0](image)
+                if not any(d.box[0] < (p.box[0] + p.box[2]) / 2 < d.box[2] for d in dropped)]
+
+    rows_only = Recognizer(classifier=full.classifier, proposers=[missing_two], refiner=full.refiner, fill_grid=False)
+    filled = Recognizer(classifier=full.classifier, proposers=[missing_two], refiner=full.refiner)
+    assert len(rows_only.read(image).tiles) == 12
+    rec = filled.read(image)
+    assert [t.code for t in rec.tiles] == "1s 1s 9s 1m 9m 1p 9p Wd Rd Gd E S W N".split()
+    assert [t.detection for t in rec.tiles[7:9]] == [GAP_SCORE, GAP_SCORE]
 
 
 def test_a_tile_the_detector_passed_over_is_read_in_its_gap():

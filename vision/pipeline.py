@@ -13,13 +13,14 @@ models, so a process that reads many photos loads them once.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .classify import LOW_CONFIDENCE, TileClassifier
-from .group import MeldGrouper, TileObs, hand_and_strays, reading_order
+from .group import MeldGrouper, TileObs, hand_and_strays, reading_order, row_slant
 from .io import load_photo
 from .labels import BACK, NOT_A_TILE
 from .locate import WORK_SIDE, BoxRefiner, ContourProposer, LearnedProposer, Proposal, suppress
@@ -194,6 +195,72 @@ def row_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float
     return out
 
 
+def grid_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
+    """Boxes for the cells a grid of tiles seems to be missing, beyond what :func:`row_gaps` finds:
+    a hole one to three places long inside a row, measured along the row's slant (a pung of bare
+    white dragons leaves one three long), and
+    the places at a row's end up to where the row above or below it goes on, when the two rows
+    keep the same step and their tiles line up (a tray of tiles seen from above, a wall of two
+    rows). A row here is three or more upright tiles standing side by side (their step, the median
+    distance between touching neighbours along the row, is known); rows are followed along their
+    slant. As with row gaps, the classifier must be sure before a cell is kept.
+
+    >>> cells = grid_gaps([(x, 0, x + 30, 40) for x in (0, 30, 60, 90, 120)] +
+    ...                   [(x, 42, x + 30, 82) for x in (60, 90, 120)])
+    >>> [tuple(round(v) for v in b) for b in cells]
+    [(30, 42, 60, 82), (0, 42, 30, 82)]
+    """
+    upright = [b for b in boxes if b[2] - b[0] < b[3] - b[1]]
+    if len(upright) < 3 or len(upright) * 2 < len(boxes):
+        return []
+    obs = [TileObs(tuple(b), "") for b in boxes]
+    a = row_slant(obs)
+    cos, sin = math.cos(a), math.sin(a)
+    cx = [(b[0] + b[2]) / 2 for b in boxes]
+    cy = [(b[1] + b[3]) / 2 for b in boxes]
+    along = [x * cos + y * sin for x, y in zip(cx, cy)]
+    down = [-x * sin + y * cos for x, y in zip(cx, cy)]
+    rows = []
+    for row in reading_order(obs):
+        ws = [boxes[i][2] - boxes[i][0] for i in row]
+        hs = [boxes[i][3] - boxes[i][1] for i in row]
+        if sum(w < h for w, h in zip(ws, hs)) < 3:
+            continue
+        w, h = float(np.median(ws)), float(np.median(hs))
+        steps = [along[j] - along[i] for i, j in zip(row, row[1:]) if along[j] - along[i] <= 1.3 * w]
+        if len(steps) < 2:
+            continue
+        rows.append({"at": [along[i] for i in row], "down": float(np.median([down[i] for i in row])),
+                     "step": float(np.median(steps)), "w": w, "h": h})
+    cells: list[tuple[float, float, dict]] = []
+    for r in rows:
+        s = r["step"]
+        for p, q in zip(r["at"], r["at"][1:]):
+            k = round((q - p) / s) - 1
+            if 1 <= k <= 3 and abs(q - p - (k + 1) * s) <= 0.25 * s:
+                cells += [(p + j * (q - p) / (k + 1), r["down"], r) for j in range(1, k + 1)]
+        for o in rows:
+            if o is r or not (0.8 * r["h"] <= abs(o["down"] - r["down"]) <= 1.6 * r["h"]) \
+                    or abs(o["step"] - s) > 0.15 * s:
+                continue
+            for end, beyond, sign in ((r["at"][0], min(o["at"]), -1), (r["at"][-1], max(o["at"]), 1)):
+                k = round((beyond - end) * sign / s)
+                if 1 <= k <= 3 and abs((beyond - end) * sign - k * s) <= 0.25 * s:
+                    cells += [(end + sign * j * s, r["down"], r) for j in range(1, k + 1)]
+    out: list[tuple[float, float, float, float]] = []
+    taken: list[tuple[float, float]] = []
+    for u, v, r in cells:
+        x, y = u * cos - v * sin, u * sin + v * cos
+        if any(math.hypot(x - p, y - q) < 0.5 * r["step"] for p, q in taken):
+            continue  # the same cell from the row above and the row below
+        box = (x - r["w"] / 2, y - r["h"] / 2, x + r["w"] / 2, y + r["h"] / 2)
+        if any(_inside((x, y), b, 0.0) for b in boxes):
+            continue
+        taken.append((x, y))
+        out.append(tuple(float(v) for v in box))
+    return out
+
+
 class Recognizer:
     """``recognizer(path)`` -> :class:`Recognition`; ``recognizer.read(image)`` for an RGB array.
 
@@ -203,11 +270,12 @@ class Recognizer:
     def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
                  low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
                  refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True,
-                 drop_straddlers: bool = True):
+                 drop_straddlers: bool = True, fill_grid: bool = True):
         self.classifier = classifier or TileClassifier()
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
         self.refiner = BoxRefiner() if refiner is True else (refiner or None)
         self.fill_gaps = fill_gaps
+        self.fill_grid = fill_grid
         self.drop_straddlers = drop_straddlers
         self.work_side = work_side
         self.grouper = MeldGrouper(low_confidence)
@@ -224,9 +292,12 @@ class Recognizer:
         return order[0], float(p[order[0]]), alts, float(p[nat])
 
     def _read_gaps(self, image: np.ndarray, boxes: list) -> list:
-        """Tiles in the one-tile gaps of the rows found (see :func:`row_gaps`), where the classifier
-        is sure it sees a tile there; as ``read`` keeps them."""
+        """Tiles in the one-tile gaps of the rows found (see :func:`row_gaps`) and in the missing
+        cells of a grid (:func:`grid_gaps`, unless ``fill_grid`` is off), where the classifier is
+        sure it sees a tile there; as ``read`` keeps them."""
         gaps = row_gaps(boxes)
+        if self.fill_grid:  # a cell whose centre lies in a row gap is that gap again
+            gaps += [c for c in grid_gaps(boxes) if not any(_inside(_centre(c), g, 0.0) for g in gaps)]
         if not gaps:
             return []
         out = []
