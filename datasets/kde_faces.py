@@ -8,6 +8,8 @@ subprocess and caches what it writes; nothing rendered here is ever stored in th
     /usr/bin/python3 datasets/kde_faces.py OUT_DIR [--sets default,traditional] [--scale 3]
 
 Writes ``OUT_DIR/<set>/<code>.png`` (RGBA: the face's art on a transparent ground).
+``--whole SVG`` instead renders a whole SVG document (such as a GNOME Mahjongg theme's sprite
+sheet, see :mod:`datasets.gnome_faces`) to the PNG file OUT.
 This file imports nothing from the project, so that another interpreter can run it.
 """
 
@@ -73,13 +75,33 @@ def render(out_dir: str, sets: list, scale: float) -> int:
     return written
 
 
+def render_whole(svg: str, out: str, scale: float) -> None:
+    import cairo
+    import gi
+
+    gi.require_version("Rsvg", "2.0")
+    from gi.repository import Rsvg
+
+    handle = Rsvg.Handle.new_from_file(svg)
+    _, width, height = handle.get_intrinsic_size_in_pixels()
+    surface = cairo.ImageSurface(cairo.FORMAT_ARGB32, round(width * scale), round(height * scale))
+    page = Rsvg.Rectangle()
+    page.x, page.y, page.width, page.height = 0, 0, width * scale, height * scale
+    handle.render_document(cairo.Context(surface), page)
+    surface.write_to_png(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--sets", default="default,traditional")
     ap.add_argument("--scale", type=float, default=3.0)
+    ap.add_argument("--whole", metavar="SVG", help="render this whole SVG document to the file OUT")
     a = ap.parse_args()
-    print(render(a.out, [s for s in a.sets.split(",") if s], a.scale))
+    if a.whole:
+        render_whole(a.whole, a.out, a.scale)
+    else:
+        print(render(a.out, [s for s in a.sets.split(",") if s], a.scale))
 
 
 if __name__ == "__main__":

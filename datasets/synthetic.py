@@ -58,16 +58,24 @@ def available_fonts() -> list[str]:
 # "default" is Chinese-style art with HK-like flowers (numbered) and seasons (numbered, 春夏秋冬);
 # "traditional" is an American drawing with English labels. Both add what the fonts lack: colour
 # art of the flowers and seasons, which are rare in the photos.
+# GNOME Mahjongg's two tile themes (datasets/gnome_faces.py), which print no corner indices, are
+# drawn from too when asked for (``extra_art``; tried, not in the shipped models: see the card).
 ART_SETS = ("default", "traditional")
+INDEXED_SETS = ART_SETS  # sets that print corner indices on suit and honour tiles
 ART_CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "mjcam", "kde-faces-1")
 _art: dict[str, dict[str, np.ndarray]] | None = None
 
 
-def art_faces(cache: str = ART_CACHE) -> dict[str, dict[str, np.ndarray]]:
-    """Tile faces (RGBA arrays) of each installed KDE set, by tile code; rendered once into
-    ``cache``. Empty when the sets or the system Python's librsvg bindings are not installed
-    (``apt-get install kdegames-mahjongg-data-kf5 python3-gi python3-gi-cairo gir1.2-rsvg-2.0``)."""
+def art_faces(cache: str = ART_CACHE, extra: bool = False) -> dict[str, dict[str, np.ndarray]]:
+    """Tile faces (RGBA arrays) of each installed KDE set (and with ``extra`` each GNOME theme), by
+    tile code; rendered once into ``cache``. Empty when the sets or the system Python's librsvg
+    bindings are not installed (``apt-get install kdegames-mahjongg-data-kf5 gnome-mahjongg
+    python3-gi python3-gi-cairo gir1.2-rsvg-2.0``)."""
     global _art
+    if extra:
+        from datasets.gnome_faces import gnome_faces
+
+        return {**art_faces(cache), **gnome_faces(os.path.join(cache, "gnome"))}
     if _art is not None and cache == ART_CACHE:
         return _art
     import subprocess
@@ -145,16 +153,17 @@ def tile_face(code: str, rng: np.random.Generator, font: str, height: int = 160)
     return out.astype(np.uint8)
 
 
-def art_face(code: str, rng: np.random.Generator, art: dict[str, np.ndarray], height: int = 160) -> np.ndarray:
-    """An upright tile face (RGB) from a set's art on an ivory face. Half the time the corner
-    indices some sets print (numbers, letters) are wiped from suit and honour tiles, which real
-    Hong Kong sets mostly lack, so that they cannot become a shortcut; flowers and seasons keep
-    theirs (HK sets number them too)."""
+def art_face(code: str, rng: np.random.Generator, art: dict[str, np.ndarray], height: int = 160,
+             indexed: bool = True) -> np.ndarray:
+    """An upright tile face (RGB) from a set's art on an ivory face. For a set that prints corner
+    indices (numbers, letters: ``indexed``), half the time they are wiped from suit and honour
+    tiles, which real Hong Kong sets mostly lack, so that they cannot become a shortcut; flowers
+    and seasons keep theirs (HK sets number them too)."""
     w = int(height * 0.75)
     face = _face_colour(rng).astype(np.float32)
     rgba = cv2.resize(art[code], (w, height), interpolation=cv2.INTER_AREA).astype(np.float32)
     alpha = rgba[..., 3:] / 255.0
-    if code not in FLOWERS + SEASONS:
+    if indexed and code not in FLOWERS + SEASONS:
         if rng.random() < 0.5:
             alpha[: int(height * 0.2), : int(w * 0.24)] = 0
             alpha[: int(height * 0.2), w - int(w * 0.24):] = 0
@@ -223,14 +232,15 @@ def _paste(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, i
 
 
 def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0, art: bool = True,
-                 context: int = CONTEXT, height=(60, 140)) -> CropSet:
+                 context: int = CONTEXT, height=(60, 140), extra_art: bool = False) -> CropSet:
     """Context crops (``context`` pixels square) of rendered tiles (and face-down backs) on random
     tables, tiles drawn ``height`` (low, high) pixels tall; ``art``: draw from the KDE sets as well
-    as the fonts, where they are installed."""
+    as the fonts, where they are installed (``extra_art``: the GNOME themes too)."""
     rng = np.random.default_rng(seed)
     fonts = available_fonts()
     # each tile is drawn from one of the fonts or art sets, chosen evenly
-    drawings = [("font", f) for f in fonts] + [("art", a) for a in (art_faces().values() if art else ())]
+    arts = art_faces(extra=extra_art) if art else {}
+    drawings = [("font", f) for f in fonts] + [("art", name) for name in arts]
     imgs, labels, sizes = [], [], []
     jobs = [(c, i) for c in codes for i in range(per_code)] if drawings else []
     jobs += [(BACK, i) for i in range(backs)]
@@ -240,7 +250,8 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
             tile = tile_back(rng, hgt)
         else:
             kind, drawing = drawings[int(rng.integers(len(drawings)))]
-            tile = tile_face(code, rng, drawing, hgt) if kind == "font" else art_face(code, rng, drawing, hgt)
+            tile = (tile_face(code, rng, drawing, hgt) if kind == "font"
+                    else art_face(code, rng, arts[drawing], hgt, indexed=drawing in INDEXED_SETS))
         tile = _body(tile, rng)
         th, tw = tile.shape[:2]
         canvas = table_background(rng, th * 3, tw * 4)
