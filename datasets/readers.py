@@ -63,6 +63,9 @@ class LabelledBox:
 
 
 STRETCHED_BELOW, STRETCHED_ABOVE = 0.25, 4.0  # median tile aspect (w/h) of a photo stretched out of shape
+# two labelled boxes overlapping this much are one tile labelled twice (in the Roboflow valid split
+# such pairs overlap 0.73-1.0 and no other pair more than 0.3; neighbours in a slanted row ~0.2)
+DUPLICATE_LABEL_IOU = 0.6
 
 
 @dataclass
@@ -88,6 +91,28 @@ class LabelledImage:
             return False
         mid = aspects[len(aspects) // 2]
         return not STRETCHED_BELOW <= mid <= STRETCHED_ABOVE
+
+    def tiles(self) -> list[tuple[tuple[float, float, float, float], tuple[str, ...]]]:
+        """The labelled tiles, each once: ``(box, codes)``. A box overlapping an earlier one by
+        ``DUPLICATE_LABEL_IOU`` or more is the same tile labelled twice and is merged into it; its
+        code joins the tile's codes when it differs (the labels disagree: either may be right).
+
+        >>> img = LabelledImage("x.jpg", 100, 100, [LabelledBox("2m", (0, 0, 10, 14)),
+        ...     LabelledBox("2m", (0, 1, 10, 14)), LabelledBox("9s", (12, 0, 22, 14)),
+        ...     LabelledBox("5s", (12, 0, 22, 14)), LabelledBox("E", (24, 0, 34, 14))])
+        >>> img.tiles()
+        [((0, 0, 10, 14), ('2m',)), ((12, 0, 22, 14), ('9s', '5s')), ((24, 0, 34, 14), ('E',))]
+        """
+        from .crops import iou
+
+        out: list[tuple[tuple[float, float, float, float], tuple[str, ...]]] = []
+        for b in self.boxes:
+            same = next((k for k, (box, _) in enumerate(out) if iou(box, b.box) >= DUPLICATE_LABEL_IOU), None)
+            if same is None:
+                out.append((b.box, (b.code,)))
+            elif b.code not in out[same][1]:
+                out[same] = (out[same][0], out[same][1] + (b.code,))
+        return out
 
 
 def source_of(path: str) -> str:

@@ -43,3 +43,22 @@ def test_assess_loose_box_is_a_miss_and_a_false_detection():
     boxes[0] = (x1, y1, x2 + 40, y2 + 40)  # IoU with its tile under 0.5
     m = assess([rec], [{"boxes": boxes, "codes": ["1m", "2m", "3m", "4m", "5m"], "scores": [1.0] * 5}])
     assert m["recall"] == 0.8 and m["false"] == 1 and m["precision"] == 0.8
+
+
+def test_assess_counts_a_tile_labelled_twice_once():
+    codes = "1m 2m 3m 9s 5m 6m".split()
+    boxes = _row(codes)
+    # the 2m labelled a second time, the 9s a second time as 5s (the labels disagree)
+    twice = boxes + [LabelledBox("2m", boxes[1].box[:3] + (boxes[1].box[3] - 2,)), LabelledBox("5s", boxes[3].box)]
+    rec = LabelledImage("x.jpg", 640, 640, twice)
+    read = "1m 2m 3m 5s 5m 6m".split()  # the 9s/5s tile read as 5s
+    pred = {"boxes": [b.box for b in boxes], "codes": read, "scores": [0.9] * 6}
+    m = assess([rec], [pred])
+    assert m["truths"] == 6 and m["recall"] == 1.0 and m["accuracy"] == 1.0 and m["rows_exact"] == 1.0
+    pred["codes"][3] = "9s"  # the other label's code is as right
+    assert assess([rec], [pred])["accuracy"] == 1.0
+    pred["codes"][3] = "4s"
+    assert abs(assess([rec], [pred])["accuracy"] - 5 / 6) < 1e-9
+    # as published: 8 labels, two never found, and the row has 8 tiles to read
+    pub = assess([rec], [{"boxes": [b.box for b in boxes], "codes": read, "scores": [0.9] * 6}], merge_duplicates=False)
+    assert pub["truths"] == 8 and pub["recall"] == 0.75 and pub["rows_exact"] == 0.0
