@@ -115,6 +115,25 @@ def test_grid_gaps_leave_a_hand_and_rows_that_do_not_line_up_alone():
     assert grid_gaps(hand[:6] + [(31 * i + 15, 42, 31 * i + 45, 82) for i in range(8)]) == []
     # a hole four places long is too much to guess
     assert grid_gaps([(31 * i, 0, 31 * i + 30, 40) for i in (0, 1, 2, 7, 8, 9)]) == []
+    # boxes drawn twice on one tile (OpenCV regions) are no step: no cells, and no division by zero
+    twice = [(31 * i, 0, 31 * i + 30, 40) for i in (0, 0, 1, 1, 2, 2)]
+    assert grid_gaps(twice) == [] and grid_gaps(twice + [(0, 42, 30, 82)] * 3) == []
+
+
+def test_grid_gaps_take_any_boxes():
+    # trays with cells dropped, boxes drawn twice, boxes of no size and jitter
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        boxes = []
+        for r in range(int(rng.integers(1, 5))):
+            for c in range(int(rng.integers(3, 11))):
+                if rng.random() < 0.2:
+                    continue
+                x, y = 31 * c + rng.normal(0, 3), 42 * r + rng.normal(0, 3)
+                w, h = (0.0, 0.0) if rng.random() < 0.1 else (30.0, 40.0)
+                boxes += [(x, y, x + w, y + h)] * (2 if rng.random() < 0.3 else 1)
+        for b in grid_gaps(boxes):
+            assert b[2] > b[0] and b[3] > b[1]
 
 
 def test_tiles_the_detector_passed_over_side_by_side_are_read_in_their_cells():

@@ -227,8 +227,9 @@ def grid_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[floa
         if sum(w < h for w, h in zip(ws, hs)) < 3:
             continue
         w, h = float(np.median(ws)), float(np.median(hs))
-        steps = [along[j] - along[i] for i, j in zip(row, row[1:]) if along[j] - along[i] <= 1.3 * w]
-        if len(steps) < 2:
+        # neighbours side by side; boxes much closer than a tile's width are one tile boxed twice
+        steps = [along[j] - along[i] for i, j in zip(row, row[1:]) if 0.5 * w <= along[j] - along[i] <= 1.3 * w]
+        if len(steps) < 2 or w <= 0:
             continue
         rows.append({"at": [along[i] for i in row], "down": float(np.median([down[i] for i in row])),
                      "step": float(np.median(steps)), "w": w, "h": h})
