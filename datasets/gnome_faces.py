@@ -12,7 +12,7 @@ A theme is one sprite sheet of 43 cells a row; the first row holds the plain til
 the same tiles highlighted. Each cell shows the tile's body too, so the face is cut with a fixed
 box, and the art is keyed off the face's own ground colour into RGBA (art on a transparent
 ground), the form :func:`datasets.synthetic.art_face` draws on an ivory face. Nothing is stored in
-the repository: the cut faces are cached outside it.
+the repository: the rendered SVG sheet is cached outside it, and faces are cut anew each time.
 """
 
 import os

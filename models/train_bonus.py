@@ -40,7 +40,8 @@ SIZE = 128  # network input
 CONTEXT = 200  # context crops: the box's longer side is CONTEXT / 1.6 = 125 pixels
 
 
-def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozenset[str], synthetic_per_code: int):
+def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozenset[str], synthetic_per_code: int,
+               extra_art: bool = False):
     """Training crops of flowers and seasons (photos and renders, cached in ``work``) and the
     held-out records."""
     os.makedirs(work, exist_ok=True)
@@ -52,9 +53,10 @@ def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozen
                                                codes=BONUS, context=CONTEXT))
     parts = [photos]
     if synthetic_per_code:
-        parts.append(_cached(os.path.join(work, f"bonus-synthetic-{synthetic_per_code}-{seed}-v{synthetic.VERSION}.npz"),
+        art = "-gnome" if extra_art else ""
+        parts.append(_cached(os.path.join(work, f"bonus-synthetic-{synthetic_per_code}-{seed}-v{synthetic.VERSION}{art}.npz"),
                              lambda: single_tiles(list(BONUS), synthetic_per_code, seed=seed + 2000, context=CONTEXT,
-                                                  height=(90, 220))))
+                                                  height=(90, 220), extra_art=extra_art)))
     return CropSet.concat(parts), [r for r in recs if r.source in held]
 
 
@@ -80,6 +82,7 @@ def main(argv=None) -> None:
     ap.add_argument("--holdout", type=float, default=0.1, help="as the classifier's trainer: same held-out sources")
     ap.add_argument("--mirrored", default="models/mirrored.txt", help="train copies that are mirrored (flipped back)")
     ap.add_argument("--synthetic", type=int, default=300, metavar="N", help="rendered tiles of each flower and season")
+    ap.add_argument("--extra-art", action="store_true", help="render from GNOME Mahjongg's themes too")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", help="start the layers before the last from these weights (e.g. the tile "
                     "classifier's .best state dict, or a checkpoint of this trainer)")
@@ -88,7 +91,7 @@ def main(argv=None) -> None:
     torch.set_num_threads(a.threads)
     mirrored = frozenset(open(a.mirrored).read().split()) if a.mirrored else frozenset()
     t0 = time.time()
-    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, mirrored, a.synthetic)
+    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, mirrored, a.synthetic, a.extra_art)
     label_map = {CLASS_INDEX[c]: i for i, c in enumerate(BONUS)}
     # every flower and season of the held-out photos, all copies
     hx, hy = holdout_batches(hold_recs, None, mirrored, codes=BONUS, size=SIZE)
@@ -108,7 +111,7 @@ def main(argv=None) -> None:
         model.load_state_dict(state, strict=False)
     ckpt = os.path.join(a.work, f"bonus-checkpoint-{a.seed}.pt")
     run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,
-           "init": a.init, "mirrored": len(mirrored), "synthetic": a.synthetic}
+           "init": a.init, "mirrored": len(mirrored), "synthetic": a.synthetic, "extra_art": a.extra_art}
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, hx, hy))
     meta = {"classes": list(BONUS), "input_size": SIZE, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4), "role": "bonus reader",
