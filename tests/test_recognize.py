@@ -11,8 +11,8 @@ import pytest
 
 from mjcam.cli import main
 from vision.io import load_photo
-from vision.pipeline import (GAP_SCORE, Recognition, Recognizer, TileRead, grid_gaps, orientations, recognize,
-                             row_gaps, straddlers_out)
+from vision.pipeline import (GAP_SCORE, Recognition, Recognizer, TileRead, grid_gaps, holes, orientations,
+                             recognize, row_gaps, straddlers_out)
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
 HONOURS = os.path.join(SAMPLES, "hand-honours.jpg")
@@ -104,6 +104,22 @@ def test_grid_gaps_are_the_missing_cells_of_a_tray(degrees):
     assert len(got) == len(missing)
     for (x, y), (u, v) in zip(_centres(got), _centres(want)):
         assert abs(x - u) <= 3 and abs(y - v) <= 3
+
+
+@pytest.mark.parametrize("degrees", [0, 12])
+def test_holes_of_a_tray_photographed_a_quarter_turned_are_found_too(degrees):
+    # the tray above with its rows running down the photo (x and y swapped: every tile lies wide)
+    missing = {(1, 0), (1, 1), (1, 2), (2, 4), (3, 6), (0, 8)}
+    cell = {(r, c): (42 * r, 31 * c, 42 * r + 40, 31 * c + 30) for r in range(4) for c in range(9)}
+    present = _turned([cell[k] for k in sorted(cell) if k not in missing], degrees)
+    assert row_gaps(present) == [] and grid_gaps(present) == []  # each alone leaves such a photo be
+    want = _turned([cell[k] for k in sorted(missing)], degrees)
+    got = holes(present)
+    assert len(got) == len(missing)
+    for (x, y), (u, v) in zip(_centres(got), _centres(want)):
+        assert abs(x - u) <= 3 and abs(y - v) <= 3
+    if degrees == 0:  # row gaps alone (level rows only): the one-place holes (2, 4), (3, 6)
+        assert len(holes(present, grid=False)) == 2
 
 
 def test_grid_gaps_leave_a_hand_and_rows_that_do_not_line_up_alone():

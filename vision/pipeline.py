@@ -262,6 +262,27 @@ def grid_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[floa
     return out
 
 
+def _transposed(boxes):
+    return [(b[1], b[0], b[3], b[2]) for b in boxes]
+
+
+def holes(boxes: list[tuple[float, float, float, float]], grid: bool = True) -> list[tuple[float, float, float, float]]:
+    """Row gaps (:func:`row_gaps`) and, with ``grid``, grid cells (:func:`grid_gaps`) that are
+    not the same hole again. When most tiles lie wider than tall — a photo turned a quarter, its
+    rows running down it — the layout is looked at turned (x and y swapped) and the holes turned
+    back.
+
+    >>> holes([(0, 0, 40, 30), (0, 31, 40, 61), (0, 92, 40, 122), (0, 123, 40, 153)], grid=False)
+    [(0.0, 61.0, 40.0, 92.0)]
+    """
+    turned = sum(b[2] - b[0] > b[3] - b[1] for b in boxes) * 2 > len(boxes)
+    look = _transposed(boxes) if turned else boxes
+    out = row_gaps(look)
+    if grid:  # a cell whose centre lies in a row gap is that gap again
+        out += [c for c in grid_gaps(look) if not any(_inside(_centre(c), g, 0.0) for g in out)]
+    return _transposed(out) if turned else out
+
+
 class Recognizer:
     """``recognizer(path)`` -> :class:`Recognition`; ``recognizer.read(image)`` for an RGB array.
 
@@ -296,9 +317,7 @@ class Recognizer:
         """Tiles in the one-tile gaps of the rows found (see :func:`row_gaps`) and in the missing
         cells of a grid (:func:`grid_gaps`, unless ``fill_grid`` is off), where the classifier is
         sure it sees a tile there; as ``read`` keeps them."""
-        gaps = row_gaps(boxes)
-        if self.fill_grid:  # a cell whose centre lies in a row gap is that gap again
-            gaps += [c for c in grid_gaps(boxes) if not any(_inside(_centre(c), g, 0.0) for g in gaps)]
+        gaps = holes(boxes, self.fill_grid)
         if not gaps:
             return []
         out = []
