@@ -198,10 +198,9 @@ def row_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float
 def grid_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
     """Boxes for the cells a grid of tiles seems to be missing, beyond what :func:`row_gaps` finds:
     a hole one to three places long inside a row, measured along the row's slant (a pung of bare
-    white dragons leaves one three long), and
-    the places at a row's end up to where the row above or below it goes on, when the two rows
-    keep the same step and their tiles line up (a tray of tiles seen from above, a wall of two
-    rows). A row here is three or more upright tiles standing side by side (their step, the median
+    white dragons leaves one three long), and the places at a row's end up to where the row above
+    or below it goes on, when the two rows keep the same step and their tiles line up (a tray of
+    tiles seen from above, a wall of two rows). A row here is three or more upright tiles standing side by side (their step, the median
     distance between touching neighbours along the row, is known); rows are followed along their
     slant. As with row gaps, the classifier must be sure before a cell is kept.
 
