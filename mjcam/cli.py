@@ -270,6 +270,10 @@ def cmd_classify(a: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
+THOROUGH_HELP = ("also look for tiles with OpenCV where the detector found none (about three times slower; "
+                 "since row gaps and grid cells it rarely finds more)")
+
+
 def _read_photo(path: str, annotate: str | None, thorough: bool = False):
     """(image, recognition) of one photo; the annotated picture written when asked."""
     from vision.annotate import save_annotated
@@ -469,13 +473,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--json", action="store_true")
     g.add_argument("--annotate", metavar="OUT", help="write the photo with the reading drawn on it "
                    "(a file for one photo, a folder for several)")
-    g.add_argument("--thorough", action="store_true", help="also look for tiles with OpenCV where the detector found none (slower, finds more)")
+    g.add_argument("--thorough", action="store_true", help=THOROUGH_HELP)
     g.set_defaults(func=cmd_recognize)
     ph = sub.add_parser("photo", help="read a photo, confirm or correct the hand, and score it")
     ph.add_argument("photo", metavar="PHOTO")
     ph.add_argument("--yes", action="store_true", help="accept the proposed hand without asking")
     ph.add_argument("--annotate", metavar="OUT", help="write the photo with the reading drawn on it")
-    ph.add_argument("--thorough", action="store_true", help="also look for tiles with OpenCV where the detector found none (slower, finds more)")
+    ph.add_argument("--thorough", action="store_true", help=THOROUGH_HELP)
     add_score_options(ph, rules_all=True)
     ph.set_defaults(func=cmd_photo)
     b = sub.add_parser("batch", help="read and score every photo in folders; resumable, parallel")
@@ -485,7 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler, or 'local' for a local cluster "
                    "of --workers processes (pip install 'mjcam[dask]')")
     b.add_argument("--review", metavar="FILE.html", help="write a page of the photos that need a person")
-    b.add_argument("--thorough", action="store_true", help="also look for tiles with OpenCV where the detector found none (slower, finds more)")
+    b.add_argument("--thorough", action="store_true", help=THOROUGH_HELP)
     add_score_options(b, json_flag=False)
     b.set_defaults(func=cmd_batch)
     sv = sub.add_parser("serve", help="the table web app: photograph, check and record hands, keep the score")
