@@ -92,6 +92,26 @@ def test_doubtful_tiles_are_flagged_even_when_the_hand_wins():
     assert g.codes[4] == "5p" and g.needs_confirmation == [4]
 
 
+def test_a_flower_read_twice_takes_the_less_sure_readings_bonus_alternative():
+    # not a winning hand (so the winning-hand correction plays no part): a set has one F3 only
+    codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "N", "W", "S", "F1", "F3", "F3", "F4"]
+    tiles = row(codes, gaps={14})
+    A, B = 15, 16
+    tiles[A] = TileObs(tiles[A].box, "F3", 0.99, [("S3", 0.005)])
+    tiles[B] = TileObs(tiles[B].box, "F3", 0.48, [("F1", 0.3), ("S2", 0.15), ("E", 0.05)])  # F1 is read already
+    g = MeldGrouper()(tiles)
+    assert g.codes[A] == "F3" and g.codes[B] == "S2"
+    assert {A, B} <= set(g.needs_confirmation)  # either reading may be the wrong one
+    assert any("a set has one F3" in n for n in g.notes)
+    parse_hand(g.hand)  # a hand that can be written now: one of each bonus tile
+    assert [t for t in g.hand.split() if t[0] in "FS" and t[1:].isdigit()] == ["F1", "F3", "F4", "S2"]
+    # no bonus alternative left: the reading stays as read, both tiles flagged for a person
+    tiles[B] = TileObs(tiles[B].box, "F3", 0.48, [("F1", 0.3), ("E", 0.05)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[B] == "F3" and {A, B} <= set(g.needs_confirmation)
+    assert not any("a set has one" in n for n in g.notes)
+
+
 def test_claimed_tiles_that_make_no_set_are_flagged():
     tiles = row(["1m", "5p", "9s", "E", "E", "E", "E", "S", "S", "S", "W", "W", "W", "N", "N"], gaps={3, 13},
                 sideways={0})

@@ -256,6 +256,11 @@ class MeldGrouper:
             winning = concealed[-1]
             flagged.add(winning)
             notes.append("no tile set apart as the winning tile: the last concealed tile is proposed")
+        for p, alt in self._one_of_each(bonus, codes, tiles, order):
+            flagged.add(p)
+            if alt is not None:
+                notes.append(f"tile {p + 1} read as {alt} (not {codes[p]}): a set has one {codes[p]}")
+                codes[p] = alt
         if bonus:
             groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
         if concealed:
@@ -310,6 +315,26 @@ class MeldGrouper:
         except NotationError:
             return False
         return bool(arrangements(h, True))
+
+    @staticmethod
+    def _one_of_each(bonus: list[int], codes: list[str], tiles: list[TileObs], order: list[int]):
+        """A set has one of each flower and season: where one is read twice, the less sure reading
+        takes its likeliest alternative among the bonus tiles not read yet — ``(position, code)``
+        — or, when it has none, ``(position, None)``; the surer reading is given as
+        ``(position, None)`` too, since either may be the wrong one (all are to be flagged)."""
+        taken = {codes[p] for p in bonus}
+        kept: dict[str, int] = {}
+        out = []
+        for p in sorted(bonus, key=lambda p: -tiles[order[p]].confidence):
+            if codes[p] not in kept:
+                kept[codes[p]] = p
+                continue
+            alts = [(c, q) for c, q in tiles[order[p]].alternatives if _is_bonus(c) and c not in taken]
+            alt = max(alts, key=lambda a: a[1])[0] if alts else None
+            if alt is not None:
+                taken.add(alt)
+            out += [(kept[codes[p]], None), (p, alt)]
+        return out
 
     def _fix(self, groups, codes, winning, flagged, tiles, order) -> tuple[int, str] | None:
         """The most confident single change among doubtful tiles' alternatives that makes a win."""
