@@ -10,7 +10,9 @@ orientation; no image and no model is needed, so the heuristics run alone in tes
   usual step, a new run (a set apart) starts.
 - A run with a sideways (claimed) tile is melded; a run of four alike is a kong, with face-down
   ends a concealed kong; a run that holds several sets is cut into sets in layout order.
-- Bonus tiles (flowers, seasons) stand apart wherever they lie.
+- Bonus tiles (flowers, seasons) stand apart wherever they lie. A set has one of each: a flower
+  or season read twice is a misread — the less sure reading takes its likeliest bonus
+  alternative not read yet, and both tiles are flagged.
 - A lone tile at the end of the last row is the winning tile; otherwise the last concealed tile
   is proposed and flagged.
 - The rules help: when the hand is no win and a doubtful tile's alternative makes it one, the
