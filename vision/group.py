@@ -89,17 +89,24 @@ def row_slant(tiles: list[TileObs]) -> float:
     return angles[len(angles) // 2]
 
 
-def reading_order(tiles: list[TileObs]) -> list[list[int]]:
+def row_frame(tiles: list[TileObs]) -> tuple[float, list[float], list[float]]:
+    """The rows' slant (:func:`row_slant`) and each tile centre in a frame turned with the rows:
+    how far along them, and how far down across them."""
+    a = row_slant(tiles)
+    cos, sin = math.cos(a), math.sin(a)
+    along = [((t.box[0] + t.box[2]) / 2 * cos + (t.box[1] + t.box[3]) / 2 * sin) for t in tiles]
+    down = [(-(t.box[0] + t.box[2]) / 2 * sin + (t.box[1] + t.box[3]) / 2 * cos) for t in tiles]
+    return a, along, down
+
+
+def reading_order(tiles: list[TileObs], frame: tuple[float, list[float], list[float]] | None = None) -> list[list[int]]:
     """Rows of input indices, top to bottom, each left to right. Rows are followed along their
-    slant (:func:`row_slant`), so a hand photographed at an angle still reads as one row."""
+    slant (:func:`row_slant`), so a hand photographed at an angle still reads as one row.
+    ``frame``: the tiles' :func:`row_frame`, when the caller has it already."""
     if not tiles:
         return []
     unit = sorted(t.short for t in tiles)[len(tiles) // 2]
-    a = row_slant(tiles)
-    cos, sin = math.cos(a), math.sin(a)
-    # tile centres in a frame turned with the rows: across, down
-    along = [((t.box[0] + t.box[2]) / 2 * cos + (t.box[1] + t.box[3]) / 2 * sin) for t in tiles]
-    down = [(-(t.box[0] + t.box[2]) / 2 * sin + (t.box[1] + t.box[3]) / 2 * cos) for t in tiles]
+    _, along, down = frame or row_frame(tiles)
     idx = sorted(range(len(tiles)), key=lambda i: down[i])
     rows: list[list[int]] = []
     centres: list[float] = []

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .classify import LOW_CONFIDENCE, TileClassifier
-from .group import MeldGrouper, TileObs, hand_and_strays, reading_order, row_slant
+from .group import MeldGrouper, TileObs, hand_and_strays, reading_order, row_frame
 from .io import load_photo
 from .labels import BACK, NOT_A_TILE
 from .locate import WORK_SIDE, BoxRefiner, ContourProposer, LearnedProposer, Proposal, suppress
@@ -163,6 +163,13 @@ def straddlers_out(boxes: list[tuple[float, float, float, float]], scores: list[
     return out
 
 
+def _rows_across(boxes) -> bool:
+    """Whether rows of upright tiles run across the photo: three or more tiles stand upright and
+    they are at least half of all."""
+    upright = sum(b[2] - b[0] < b[3] - b[1] for b in boxes)
+    return upright >= 3 and upright * 2 >= len(boxes)
+
+
 def row_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
     """Boxes for the tiles a row seems to be missing: wherever two neighbours in a row of three or
     more upright tiles of the row's width stand apart by about one tile's width (0.75 to 1.4 of
@@ -174,8 +181,7 @@ def row_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float
     >>> row_gaps([(0, 0, 30, 40), (31, 0, 61, 40), (92, 0, 122, 40), (123, 0, 153, 40)])
     [(61.0, 0.0, 92.0, 40.0)]
     """
-    upright = [b for b in boxes if b[2] - b[0] < b[3] - b[1]]
-    if len(upright) < 3 or len(upright) * 2 < len(boxes):
+    if not _rows_across(boxes):
         return []  # rows are found across the photo; a photo turned a quarter is left alone
     out = []
     for row in reading_order([TileObs(tuple(b), "") for b in boxes]):
@@ -209,18 +215,14 @@ def grid_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[floa
     >>> [tuple(round(v) for v in b) for b in cells]
     [(30, 42, 60, 82), (0, 42, 30, 82)]
     """
-    upright = [b for b in boxes if b[2] - b[0] < b[3] - b[1]]
-    if len(upright) < 3 or len(upright) * 2 < len(boxes):
+    if not _rows_across(boxes):
         return []
     obs = [TileObs(tuple(b), "") for b in boxes]
-    a = row_slant(obs)
+    frame = row_frame(obs)
+    a, along, down = frame
     cos, sin = math.cos(a), math.sin(a)
-    cx = [(b[0] + b[2]) / 2 for b in boxes]
-    cy = [(b[1] + b[3]) / 2 for b in boxes]
-    along = [x * cos + y * sin for x, y in zip(cx, cy)]
-    down = [-x * sin + y * cos for x, y in zip(cx, cy)]
     rows = []
-    for row in reading_order(obs):
+    for row in reading_order(obs, frame):
         ws = [boxes[i][2] - boxes[i][0] for i in row]
         hs = [boxes[i][3] - boxes[i][1] for i in row]
         if sum(w < h for w, h in zip(ws, hs)) < 3:
