@@ -216,7 +216,9 @@ def main(argv=None) -> None:
                                 f"{'-nw%g' % a.negative_weight if a.negative_weight != 1 else ''}.pt")
     run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,
            "init": a.init, "mirrored": len(mirrored), "negative_weight": a.negative_weight,
-           "bonus_extra": a.bonus_extra, "extra_art": a.extra_art}
+           "bonus_extra": a.bonus_extra}
+    if a.extra_art:  # only then, so that checkpoints of runs before the option still resume
+        run["extra_art"] = True
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: evaluate(m, hx, hy))
     meta = {"classes": list(CLASSES), "input_size": INPUT_SIZE, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4),

@@ -111,7 +111,9 @@ def main(argv=None) -> None:
         model.load_state_dict(state, strict=False)
     ckpt = os.path.join(a.work, f"bonus-checkpoint-{a.seed}.pt")
     run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,
-           "init": a.init, "mirrored": len(mirrored), "synthetic": a.synthetic, "extra_art": a.extra_art}
+           "init": a.init, "mirrored": len(mirrored), "synthetic": a.synthetic}
+    if a.extra_art:  # only then, so that checkpoints of runs before the option still resume
+        run["extra_art"] = True
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, hx, hy))
     meta = {"classes": list(BONUS), "input_size": SIZE, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4), "role": "bonus reader",
