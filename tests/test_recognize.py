@@ -11,8 +11,8 @@ import pytest
 
 from mjcam.cli import main
 from vision.io import load_photo
-from vision.pipeline import (GAP_SCORE, Recognition, Recognizer, TileRead, grid_gaps, holes, orientations,
-                             recognize, row_gaps, straddlers_out)
+from vision.pipeline import (GAP_SCORE, Recognition, Recognizer, TileRead, default_recognizer, grid_gaps, holes,
+                             orientations, recognize, row_gaps, straddlers_out, stretches)
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
 HONOURS = os.path.join(SAMPLES, "hand-honours.jpg")
@@ -185,6 +185,33 @@ def test_a_tile_the_detector_passed_over_is_read_in_its_gap():
     rec = filled.read(image)
     assert [t.code for t in rec.tiles] == "1s 1s 9s 1m 9m 1p 9p Wd Rd Gd E S W N".split()
     assert rec.tiles[8].detection == GAP_SCORE  # it came from the gap, not the detector
+
+
+@pytest.mark.parametrize("factor", [4, 6])
+def test_a_photo_stretched_out_of_shape_is_read_squeezed_back(factor):
+    """A strip of the hand resized to a taller shape (as a square resize does to a long photo) reads
+    as nothing sound as it is; squeezed back, it reads to the hand, boxes in the stretched photo."""
+    import cv2
+
+    from datasets.crops import iou
+
+    top, bottom = 250, 380  # the row of the sample photo, its labels' y within this strip
+    strip = load_photo(HONOURS)[0][top:bottom]
+    tall = cv2.resize(strip, (640, (bottom - top) * factor), interpolation=cv2.INTER_CUBIC)
+    assert stretches(tall) and not any(stretches(load_photo(os.path.join(SAMPLES, n))[0])
+                                       for n in ("hand-honours.jpg", "hand-pungs.jpg", "hand-bonus.jpg"))
+    shipped = default_recognizer()
+    as_is = Recognizer(classifier=shipped.classifier, proposers=shipped.proposers, refiner=shipped.refiner,
+                       unstretch=False).read(tall)
+    rec = shipped.read(tall)
+    want = "1s 1s 9s 1m 9m 1p 9p Wd Rd Gd E S W N".split()
+    assert [t.code for t in as_is.tiles] != want
+    assert [t.code for t in rec.tiles] == want
+    assert any("stretched" in n for n in rec.notes) and not any("stretched" in n for n in as_is.notes)
+    with open(os.path.join(SAMPLES, "labels.json")) as fh:
+        truth = [(x1, (y1 - top) * factor, x2, (y2 - top) * factor)
+                 for _, x1, y1, x2, y2 in json.load(fh)["hand-honours.jpg"]]
+    assert all(max(iou(t.box, b) for b in truth) >= 0.5 for t in rec.tiles)
 
 
 def test_sample_photo_reads_to_its_hand():

@@ -35,6 +35,12 @@ GAP_MIN, GAP_MAX = 0.75, 1.4  # a gap in a row this many tile widths wide may ho
 GAP_MAX_NOT, GAP_MIN_CONF = 0.3, 0.6  # ... kept when the classifier calls it not-a-tile below this and a tile above
 GAP_SCORE = 0.5  # the proposal score given to such a tile
 STRADDLE = 0.7  # a box this close (in steps) to two likelier tiles on either side lies across them
+#: A photo's gradient anisotropy (:func:`anisotropy`) outside this range means it was stretched out
+#: of shape (resized to a square, say): 1,343 held-in and held-out training photos lie within 0.52-1.9.
+STRETCH_NORMAL = (0.4, 2.5)
+STRETCH_FACTORS = (2, 3, 4, 6, 8, 11, 16)  # the stretches tried on such a photo
+STRETCH_MIN_SIDE = 32  # ... squeezing no side below this many pixels
+STRETCH_LOOK_SIDE = 640  # the anisotropy is measured on a copy this large (as the training photos are)
 
 
 @dataclass
@@ -284,6 +290,56 @@ def holes(boxes: list[tuple[float, float, float, float]], grid: bool = True) -> 
     return _transposed(out) if turned else out
 
 
+def anisotropy(image: np.ndarray) -> float:
+    """How much stronger the image changes down it than across it: the root of the ratio of the
+    squared vertical to horizontal gradients (Sobel) of its grey copy. About 1 for a photo (0.52-1.9
+    over the training photos); stretching a photo ``f`` times across divides its horizontal
+    gradients by about ``f``, so a photo stretched across reads well above 1, one stretched down it
+    well below.
+
+    >>> rng = np.random.default_rng(0)
+    >>> noise = (rng.random((64, 64, 3)) * 255).astype(np.uint8)
+    >>> 0.8 < anisotropy(noise) < 1.25
+    True
+    >>> import cv2
+    >>> anisotropy(cv2.resize(noise, (640, 64), interpolation=cv2.INTER_LINEAR)) > 4
+    True
+    """
+    import cv2
+
+    g = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1)
+    return math.sqrt(float((gy * gy).sum()) / max(1e-6, float((gx * gx).sum())))
+
+
+def stretches(image: np.ndarray) -> list[tuple[float, float]]:
+    """The stretches ``(across, down)`` worth undoing before a photo is read: none for a photo whose
+    :func:`anisotropy` (on a copy at most ``STRETCH_LOOK_SIDE`` pixels long) lies in
+    ``STRETCH_NORMAL``; otherwise each of ``STRETCH_FACTORS`` along the
+    axis it was stretched along, as long as squeezing it back leaves ``STRETCH_MIN_SIDE`` pixels.
+
+    >>> stretches(np.zeros((8, 8, 3), np.uint8))
+    []
+    """
+    import cv2
+
+    h, w = image.shape[:2]
+    s = STRETCH_LOOK_SIDE / max(h, w)
+    small = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA) \
+        if s < 1 else image
+    a = anisotropy(small)
+    if STRETCH_NORMAL[0] <= a <= STRETCH_NORMAL[1] or not a:
+        return []
+    side = w if a > 1 else h
+    return [(f, 1.0) if a > 1 else (1.0, f) for f in STRETCH_FACTORS if side / f >= STRETCH_MIN_SIDE]
+
+
+def _sureness(r: "Recognition", low: float) -> float:
+    """How well a reading went: the summed confidence of the tiles read surely."""
+    return sum(t.confidence for t in r.tiles if t.confidence >= low)
+
+
 class Recognizer:
     """``recognizer(path)`` -> :class:`Recognition`; ``recognizer.read(image)`` for an RGB array.
 
@@ -293,13 +349,14 @@ class Recognizer:
     def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
                  low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
                  refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True,
-                 drop_straddlers: bool = True, fill_grid: bool = True):
+                 drop_straddlers: bool = True, fill_grid: bool = True, unstretch: bool = True):
         self.classifier = classifier or TileClassifier()
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
         self.refiner = BoxRefiner() if refiner is True else (refiner or None)
         self.fill_gaps = fill_gaps
         self.fill_grid = fill_grid
         self.drop_straddlers = drop_straddlers
+        self.unstretch = unstretch
         self.work_side = work_side
         self.grouper = MeldGrouper(low_confidence)
         self.low_confidence = low_confidence
@@ -350,14 +407,34 @@ class Recognizer:
         return image, self.read(image, size, path)
 
     def read(self, image: np.ndarray, full_size: tuple[int, int] | None = None, path: str | None = None) -> Recognition:
+        """The reading of an RGB photo (``full_size``: the original's size, when ``image`` is a
+        smaller copy of it: boxes are reported in the original's pixels).
+
+        A photo stretched out of shape (see :func:`stretches`; ``unstretch`` off: never) is also read
+        squeezed back by each likely factor, and the reading with the most sure tiles is kept."""
+        import cv2
+
         h0, w0 = image.shape[:2]
         if max(h0, w0) > self.work_side:
-            import cv2
-
             s = self.work_side / max(h0, w0)
             image = cv2.resize(image, (round(w0 * s), round(h0 * s)), interpolation=cv2.INTER_AREA)
         full_w, full_h = full_size or (w0, h0)
-        scale = full_w / image.shape[1]
+        best = self._read_as_is(image, full_w, full_h, path)
+        for fx, fy in stretches(image) if self.unstretch else []:
+            h, w = image.shape[:2]
+            squeezed = cv2.resize(image, (round(w / fx), round(h / fy)), interpolation=cv2.INTER_AREA)
+            r = self._read_as_is(squeezed, full_w, full_h, path)
+            if _sureness(r, self.low_confidence) > _sureness(best, self.low_confidence):
+                axis = "across" if fx > 1 else "down"
+                r.notes.append(f"the photo looks stretched about {max(fx, fy):g} times {axis} it: "
+                               "read squeezed back")
+                best = r
+        return best
+
+    def _read_as_is(self, image: np.ndarray, full_w: int, full_h: int, path: str | None) -> Recognition:
+        """The reading of a working copy ``image`` of a photo ``full_w`` x ``full_h``, the copy taken
+        to have the photo's shape (it may be squeezed along one axis)."""
+        sx, sy = full_w / image.shape[1], full_h / image.shape[0]
         props = self.locate(image)
         probs = self.classifier.box_probabilities(image, [p.box for p in props])
         classes = self.classifier.classes
@@ -402,7 +479,8 @@ class Recognizer:
                 code = guess.codes[pos]
                 alts = [(obs[i].code, read_conf)] + [a for a in alts if a[0] != code]
                 conf = next((p for c, p in obs[i].alternatives if c == code), 0.0)
-            tiles.append(TileRead(code, conf, tuple(v * scale for v in prop.box), alts, None,
+            b = prop.box
+            tiles.append(TileRead(code, conf, (b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy), alts, None,
                                   obs[i].orientation, prop.score))
         groups = []
         for gi, g in enumerate(guess.groups):
