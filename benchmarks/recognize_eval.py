@@ -1,7 +1,7 @@
 """Photo-to-hand evaluation: mjcam and the peer (PyPI ``mahjong-detector``) on the same photos.
 
     pip install '.[bench]'
-    python benchmarks/recognize_eval.py --data ../shared/data [--limit N] [--timing 20] [--photos held-out]
+    python benchmarks/recognize_eval.py --data ../shared/data [--limit N] [--timing 20] [--photos held-out] [--frame K]
 
 Photos: the HK photos of the Roboflow *valid* split (``IMG_27*``, a Japanese set, and
 ``Screenshot*`` left out); neither of mjcam's models trained or tuned on them.
@@ -23,6 +23,8 @@ Printed per system:
 - the accuracy figures again without the photos Roboflow's square resize stretched out of all
   shape (``LabelledImage.stretched``: 18 of the valid photos, strips of a hand drawn three to ten
   times too wide or tall — no phone photo looks so);
+- with ``--frame K``: the same on each photo set in the middle of a plain table K times as wide and
+  tall (the hand smaller in the frame, as in a photo of the whole table; the labels moved with it);
 - time per photo (each system in its own process, models loaded once, loading the file
   included) at the photos' 640x640 and on 12 MP upscaled copies, and each process's peak memory.
 """
@@ -187,6 +189,35 @@ def upscaled(paths: list[str], folder: str) -> list[str]:
     return out
 
 
+def framed(records, k: float, folder: str) -> list:
+    """Each photo set in the middle of a plain table ``k`` times as wide and tall (the median colour
+    of the photo's edges, with a little noise), its labels moved with it: the hand smaller in the
+    frame, as in a photo of the whole table."""
+    from dataclasses import replace
+
+    import numpy as np
+    from PIL import Image
+
+    from datasets.readers import LabelledBox
+
+    rng = np.random.default_rng(0)
+    out = []
+    for r in records:
+        with Image.open(r.path) as im:
+            a = np.asarray(im.convert("RGB"))
+        h, w = a.shape[:2]
+        edges = np.concatenate([a[0], a[-1], a[:, 0], a[:, -1]])
+        H, W = round(h * k), round(w * k)
+        table = np.clip(np.median(edges, 0) + rng.normal(0, 6, (H, W, 3)), 0, 255).astype(np.uint8)
+        oy, ox = (H - h) // 2, (W - w) // 2
+        table[oy:oy + h, ox:ox + w] = a
+        q = os.path.join(folder, os.path.basename(r.path).rsplit(".", 1)[0] + ".jpg")
+        Image.fromarray(table).save(q, quality=92)
+        boxes = [LabelledBox(b.code, (b.box[0] + ox, b.box[1] + oy, b.box[2] + ox, b.box[3] + oy)) for b in r.boxes]
+        out.append(replace(r, path=q, width=W, height=H, boxes=boxes))
+    return out
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
@@ -199,10 +230,18 @@ def main(argv=None) -> None:
                          "every model's training (where settings are chosen)")
     ap.add_argument("--opencv", action="store_true", help="also run mjcam with OpenCV contour proposals only "
                     "('opencv') and with both kinds of proposal ('both')")
+    ap.add_argument("--frame", type=float, default=1.0, metavar="K",
+                    help="set each photo in the middle of a plain table K times as wide and tall (the hand "
+                         "smaller in the frame, as in a photo of the whole table)")
     args = ap.parse_args(argv)
     if args.worker:
         worker(*args.worker)
         return
+    with tempfile.TemporaryDirectory() as folder:
+        evaluate(args, folder)
+
+
+def evaluate(args, folder: str) -> None:
     from datasets.readers import held_out_sources, read_yolo, roboflow_subset
 
     if args.photos == "valid":
@@ -214,6 +253,9 @@ def main(argv=None) -> None:
         recs = [r for r in recs if r.source in held and r.boxes]
     if args.limit:
         recs = recs[:args.limit]
+    if args.frame != 1:
+        recs = framed(recs, args.frame, folder)
+        print(f"each photo set in a table {args.frame:g} times as wide and tall")
     paths = [r.path for r in recs]
     twice = sum(len(r.boxes) - len(r.tiles()) for r in recs)
     print(f"{len(recs)} {'HK photos of the valid split' if args.photos == 'valid' else 'held-out training photos'}, "

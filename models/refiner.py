@@ -203,7 +203,7 @@ def main(argv=None) -> None:
             with open(cache) as fh:
                 extra, hold_extra = json.load(fh)
         else:
-            proposer = LearnedProposer(extra_sides=(320, 256))
+            proposer = LearnedProposer(extra_sides=(320, 256), zoom=False)  # as the shipped refiner was trained
             extra, hold_extra = detector_samples(train_items, proposer), detector_samples(hold_items, proposer)
             with open(cache, "w") as fh:
                 json.dump([extra, hold_extra], fh)

@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 
-from recognize_eval import assess  # noqa: E402
+from recognize_eval import assess, framed  # noqa: E402
 
 from datasets.readers import LabelledBox, LabelledImage  # noqa: E402
 
@@ -62,3 +62,25 @@ def test_assess_counts_a_tile_labelled_twice_once():
     # as published: 8 labels, two never found, and the row has 8 tiles to read
     pub = assess([rec], [{"boxes": [b.box for b in boxes], "codes": read, "scores": [0.9] * 6}], merge_duplicates=False)
     assert pub["truths"] == 8 and pub["recall"] == 0.75 and pub["rows_exact"] == 0.0
+
+
+def test_framed_sets_the_photo_in_a_larger_table_and_moves_its_labels(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    photo = np.zeros((60, 80, 3), np.uint8)
+    photo[:] = (30, 120, 40)  # green felt at the edges
+    photo[20:40, 30:45] = 235  # one light tile
+    path = tmp_path / "p.png"
+    Image.fromarray(photo).save(path)
+    rec = LabelledImage(str(path), 80, 60, [LabelledBox("Wd", (30, 20, 45, 40))])
+    out = tmp_path / "out"
+    out.mkdir()
+    (big,) = framed([rec], 3, str(out))
+    assert (big.width, big.height) == (240, 180) and big.path.startswith(str(out))
+    assert big.boxes[0].code == "Wd" and big.boxes[0].box == (110, 80, 125, 100)
+    a = np.asarray(Image.open(big.path).convert("RGB")).astype(int)
+    assert a.shape == (180, 240, 3)
+    assert a[85:95, 113:122].mean() > 220  # the tile, where its label now says
+    table = np.concatenate([a[:50].reshape(-1, 3), a[130:].reshape(-1, 3)])
+    assert np.abs(table.mean(0) - (30, 120, 40)).max() < 4  # the table: the photo's edge colour
