@@ -113,7 +113,7 @@ class LearnedProposer(OnnxStage):
     #: fewer than three boxes are sure, the whole photo is looked at ``BLIND_ZOOM`` times larger
     #: first. No look is larger than ``MAX_ZOOM_SIDE``.
     SMALL_TILE, ZOOM_TILE, ZOOM_SURE = 30.0, 40.0, 0.5
-    BLIND_ZOOM, MAX_ZOOM_SIDE = 2.0, 1280
+    BLIND_ZOOM, MAX_ZOOM_SIDE = 2.0, 1024
 
     def __init__(self, model_path: str | None = None, side: int | None = None, threshold: float | None = None,
                  threads: int = 1, extra_sides: tuple[int, ...] | None = None, zoom: bool = True):

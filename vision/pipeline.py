@@ -38,8 +38,10 @@ STRADDLE = 0.7  # a box this close (in steps) to two likelier tiles on either si
 #: A photo's gradient anisotropy (:func:`anisotropy`) outside this range means it was stretched out
 #: of shape (resized to a square, say): 1,343 held-in and held-out training photos lie within 0.52-1.9.
 STRETCH_NORMAL = (0.4, 2.5)
+STRETCHED_FOR_SURE = (0.25, 4.0)  # ... outside this, reading it as it is would be reading noise
 STRETCH_FACTORS = (2, 3, 4, 6, 8, 11, 16)  # the stretches tried on such a photo
 STRETCH_MIN_SIDE = 32  # ... squeezing no side below this many pixels
+TILE_SHAPED = (0.4, 2.5)  # width / height of a tile's box, upright or sideways, at a slant too
 STRETCH_LOOK_SIDE = 640  # the anisotropy is measured on a copy this large (as the training photos are)
 
 
@@ -313,14 +315,16 @@ def anisotropy(image: np.ndarray) -> float:
     return math.sqrt(float((gy * gy).sum()) / max(1e-6, float((gx * gx).sum())))
 
 
-def stretches(image: np.ndarray) -> list[tuple[float, float]]:
-    """The stretches ``(across, down)`` worth undoing before a photo is read: none for a photo whose
-    :func:`anisotropy` (on a copy at most ``STRETCH_LOOK_SIDE`` pixels long) lies in
-    ``STRETCH_NORMAL``; otherwise each of ``STRETCH_FACTORS`` along the
-    axis it was stretched along, as long as squeezing it back leaves ``STRETCH_MIN_SIDE`` pixels.
+def stretches(image: np.ndarray) -> tuple[list[tuple[float, float]], bool]:
+    """The stretches ``(across, down)`` worth undoing before a photo is read, and whether it is
+    surely stretched. None for a photo whose :func:`anisotropy` (on a copy at most
+    ``STRETCH_LOOK_SIDE`` pixels long) lies in ``STRETCH_NORMAL``; otherwise each of
+    ``STRETCH_FACTORS`` along the axis it was stretched along that brings its anisotropy back into
+    ``STRETCH_NORMAL``, as long as squeezing it back leaves ``STRETCH_MIN_SIDE`` pixels. Surely stretched: outside ``STRETCHED_FOR_SURE`` as well, where no
+    photo as taken lies.
 
     >>> stretches(np.zeros((8, 8, 3), np.uint8))
-    []
+    ([], False)
     """
     import cv2
 
@@ -330,14 +334,25 @@ def stretches(image: np.ndarray) -> list[tuple[float, float]]:
         if s < 1 else image
     a = anisotropy(small)
     if STRETCH_NORMAL[0] <= a <= STRETCH_NORMAL[1] or not a:
-        return []
+        return [], False
+    sh, sw = small.shape[:2]
+
+    def squeezed(f: float) -> float:
+        size = (max(1, round(sw / f)), sh) if a > 1 else (sw, max(1, round(sh / f)))
+        return anisotropy(cv2.resize(small, size, interpolation=cv2.INTER_AREA))
+
     side = w if a > 1 else h
-    return [(f, 1.0) if a > 1 else (1.0, f) for f in STRETCH_FACTORS if side / f >= STRETCH_MIN_SIDE]
+    factors = [(f, 1.0) if a > 1 else (1.0, f) for f in STRETCH_FACTORS
+               if side / f >= STRETCH_MIN_SIDE and STRETCH_NORMAL[0] <= squeezed(f) <= STRETCH_NORMAL[1]]
+    return factors, bool(factors) and not STRETCHED_FOR_SURE[0] <= a <= STRETCHED_FOR_SURE[1]
 
 
-def _sureness(r: "Recognition", low: float) -> float:
-    """How well a reading went: the summed confidence of the tiles read surely."""
-    return sum(t.confidence for t in r.tiles if t.confidence >= low)
+def _sureness(r: "Recognition", low: float, squeeze: tuple[float, float] = (1.0, 1.0)) -> float:
+    """How well a reading went: the summed confidence of the tiles read surely in a box shaped like
+    a tile (``TILE_SHAPED``), measured in the copy read (the photo squeezed ``squeeze`` times)."""
+    lo, hi = TILE_SHAPED
+    return sum(t.confidence for t in r.tiles if t.confidence >= low and
+               lo <= (t.box[2] - t.box[0]) * squeeze[1] / max(1e-9, (t.box[3] - t.box[1]) * squeeze[0]) <= hi)
 
 
 class Recognizer:
@@ -411,7 +426,8 @@ class Recognizer:
         smaller copy of it: boxes are reported in the original's pixels).
 
         A photo stretched out of shape (see :func:`stretches`; ``unstretch`` off: never) is also read
-        squeezed back by each likely factor, and the reading with the most sure tiles is kept."""
+        squeezed back by each likely factor, and the reading with the most sure tiles in boxes shaped
+        like tiles is kept (as it is, only if it might not be stretched after all)."""
         import cv2
 
         h0, w0 = image.shape[:2]
@@ -419,12 +435,15 @@ class Recognizer:
             s = self.work_side / max(h0, w0)
             image = cv2.resize(image, (round(w0 * s), round(h0 * s)), interpolation=cv2.INTER_AREA)
         full_w, full_h = full_size or (w0, h0)
+        factors, surely = stretches(image) if self.unstretch else ([], False)
         best = self._read_as_is(image, full_w, full_h, path)
-        for fx, fy in stretches(image) if self.unstretch else []:
+        sure = -1.0 if surely else _sureness(best, self.low_confidence)
+        for fx, fy in factors:
             h, w = image.shape[:2]
             squeezed = cv2.resize(image, (round(w / fx), round(h / fy)), interpolation=cv2.INTER_AREA)
             r = self._read_as_is(squeezed, full_w, full_h, path)
-            if _sureness(r, self.low_confidence) > _sureness(best, self.low_confidence):
+            if _sureness(r, self.low_confidence, (fx, fy)) > sure:
+                sure = _sureness(r, self.low_confidence, (fx, fy))
                 axis = "across" if fx > 1 else "down"
                 r.notes.append(f"the photo looks stretched about {max(fx, fy):g} times {axis} it: "
                                "read squeezed back")
