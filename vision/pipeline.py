@@ -427,7 +427,8 @@ class Recognizer:
 
         A photo stretched out of shape (see :func:`stretches`; ``unstretch`` off: never) is also read
         squeezed back by each likely factor, and the reading with the most sure tiles in boxes shaped
-        like tiles is kept (as it is, only if it might not be stretched after all)."""
+        like tiles is kept (as it is, only if it might not be stretched after all: a photo surely
+        stretched is not read as it is)."""
         import cv2
 
         h0, w0 = image.shape[:2]
@@ -436,8 +437,8 @@ class Recognizer:
             image = cv2.resize(image, (round(w0 * s), round(h0 * s)), interpolation=cv2.INTER_AREA)
         full_w, full_h = full_size or (w0, h0)
         factors, surely = stretches(image) if self.unstretch else ([], False)
-        best = self._read_as_is(image, full_w, full_h, path)
-        sure = -1.0 if surely else _sureness(best, self.low_confidence)
+        best = None if surely else self._read_as_is(image, full_w, full_h, path)
+        sure = -1.0 if best is None else _sureness(best, self.low_confidence)
         for fx, fy in factors:
             h, w = image.shape[:2]
             squeezed = cv2.resize(image, (round(w / fx), round(h / fy)), interpolation=cv2.INTER_AREA)
@@ -448,7 +449,7 @@ class Recognizer:
                 r.notes.append(f"the photo looks stretched about {max(fx, fy):g} times {axis} it: "
                                "read squeezed back")
                 best = r
-        return best
+        return best if best is not None else self._read_as_is(image, full_w, full_h, path)
 
     def _read_as_is(self, image: np.ndarray, full_w: int, full_h: int, path: str | None) -> Recognition:
         """The reading of a working copy ``image`` of a photo ``full_w`` x ``full_h``, the copy taken
