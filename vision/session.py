@@ -49,6 +49,10 @@ class OnnxStage:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
         opts.inter_op_num_threads = 1
+        # onnxruntime plans memory per input shape and keeps each plan; ours vary from call to call
+        # (the detector's look sizes, each photo's last batch), so the plans pile up: off, the
+        # 12 MP valid photos peak 249 MB instead of 298, at the same speed
+        opts.enable_mem_pattern = False
         try:
             sess = ort.InferenceSession(self.model_path, opts, providers=["CPUExecutionProvider"])
         except Exception as e:  # onnxruntime raises its own exception types
