@@ -179,6 +179,8 @@ class LearnedProposer(OnnxStage):
         m = 2 * tile
         x1, y1 = max(0, int(sure[:, 0].min() - m)), max(0, int(sure[:, 1].min() - m))
         x2, y2 = min(w, int(np.ceil(sure[:, 2].max() + m))), min(h, int(np.ceil(sure[:, 3].max() + m)))
+        if x2 - x1 < 8 or y2 - y1 < 8:  # the sure boxes lie off the photo
+            return None
         side = min(self.MAX_ZOOM_SIDE, round(max(x2 - x1, y2 - y1) * self.ZOOM_TILE / tile))
         seen = self.side * max(x2 - x1, y2 - y1) / max(h, w)  # the region's long side in the first look
         return ((x1, y1, x2, y2), side, False) if side > 1.25 * seen else None

@@ -320,8 +320,8 @@ def stretches(image: np.ndarray) -> tuple[list[tuple[float, float]], bool]:
     surely stretched. None for a photo whose :func:`anisotropy` (on a copy at most
     ``STRETCH_LOOK_SIDE`` pixels long) lies in ``STRETCH_NORMAL``; otherwise each of
     ``STRETCH_FACTORS`` along the axis it was stretched along that brings its anisotropy back into
-    ``STRETCH_NORMAL``, as long as squeezing it back leaves ``STRETCH_MIN_SIDE`` pixels. Surely stretched: outside ``STRETCHED_FOR_SURE`` as well, where no
-    photo as taken lies.
+    ``STRETCH_NORMAL``, as long as squeezing it back leaves ``STRETCH_MIN_SIDE`` pixels. Surely
+    stretched: outside ``STRETCHED_FOR_SURE`` as well, where no photo as taken lies.
 
     >>> stretches(np.zeros((8, 8, 3), np.uint8))
     ([], False)
@@ -439,12 +439,13 @@ class Recognizer:
         factors, surely = stretches(image) if self.unstretch else ([], False)
         best = None if surely else self._read_as_is(image, full_w, full_h, path)
         sure = -1.0 if best is None else _sureness(best, self.low_confidence)
+        h, w = image.shape[:2]
         for fx, fy in factors:
-            h, w = image.shape[:2]
             squeezed = cv2.resize(image, (round(w / fx), round(h / fy)), interpolation=cv2.INTER_AREA)
             r = self._read_as_is(squeezed, full_w, full_h, path)
-            if _sureness(r, self.low_confidence, (fx, fy)) > sure:
-                sure = _sureness(r, self.low_confidence, (fx, fy))
+            score = _sureness(r, self.low_confidence, (fx, fy))
+            if score > sure:
+                sure = score
                 axis = "across" if fx > 1 else "down"
                 r.notes.append(f"the photo looks stretched about {max(fx, fy):g} times {axis} it: "
                                "read squeezed back")
