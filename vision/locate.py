@@ -110,8 +110,8 @@ class LearnedProposer(OnnxStage):
     #: looked at again, zoomed: where the sure boxes' median long side is under ``SMALL_TILE``
     #: pixels of the detector's input (the training photos' tiles: 10th percentile 31, median 50),
     #: the region around them is looked at once more so that they measure ``ZOOM_TILE``; where
-    #: fewer than three boxes are sure, the whole photo is looked at ``BLIND_ZOOM`` times larger
-    #: first. No look is larger than ``MAX_ZOOM_SIDE``.
+    #: fewer than three boxes are sure, the whole photo (if larger than the first look) is looked at
+    #: ``BLIND_ZOOM`` times larger first. No look is larger than ``MAX_ZOOM_SIDE``.
     SMALL_TILE, ZOOM_TILE, ZOOM_SURE = 30.0, 40.0, 0.5
     BLIND_ZOOM, MAX_ZOOM_SIDE = 2.0, 1024
 
@@ -167,12 +167,15 @@ class LearnedProposer(OnnxStage):
         ((0, 0, 1600, 1200), 768, True)
         >>> p.zoomed_look(np.zeros((600, 800, 3), np.uint8), row * 4, np.ones(14)) is None
         True
+        >>> p.zoomed_look(np.zeros((300, 200, 3), np.uint8), row[:0], np.ones(0)) is None  # small photo
+        True
         """
         h, w = image.shape[:2]
         sure = boxes[scores >= self.ZOOM_SURE] if len(boxes) else boxes
         if len(sure) < 3:
             side = min(self.MAX_ZOOM_SIDE, round(self.side * self.BLIND_ZOOM))
-            return ((0, 0, w, h), side, True) if blind and side > self.side else None
+            # (a photo no larger than the first look is seen at full size or larger already)
+            return ((0, 0, w, h), side, True) if blind and max(h, w) > self.side else None
         tile = float(np.median(np.maximum(sure[:, 2] - sure[:, 0], sure[:, 3] - sure[:, 1])))
         if tile * self.side / max(h, w) >= self.SMALL_TILE:
             return None
