@@ -175,6 +175,11 @@ def assess(records, preds, merge_duplicates: bool = True) -> dict:
             "rows_n": rows_total, "truths": truths}
 
 
+def _copy_path(folder: str, path: str) -> str:
+    """Where a JPEG copy of the photo ``path`` goes in ``folder``."""
+    return os.path.join(folder, os.path.basename(path).rsplit(".", 1)[0] + ".jpg")
+
+
 def upscaled(paths: list[str], folder: str) -> list[str]:
     from PIL import Image
 
@@ -183,7 +188,7 @@ def upscaled(paths: list[str], folder: str) -> list[str]:
         with Image.open(p) as im:
             w, h = 4000, 3000  # a 12 MP phone photo (the 640x640 copies were stretched square)
             big = im.convert("RGB").resize((w, h), Image.BICUBIC)
-            q = os.path.join(folder, os.path.basename(p).rsplit(".", 1)[0] + ".jpg")
+            q = _copy_path(folder, p)
             big.save(q, quality=92)
             out.append(q)
     return out
@@ -211,7 +216,7 @@ def framed(records, k: float, folder: str) -> list:
         table = np.clip(np.median(edges, 0) + rng.normal(0, 6, (H, W, 3)), 0, 255).astype(np.uint8)
         oy, ox = (H - h) // 2, (W - w) // 2
         table[oy:oy + h, ox:ox + w] = a
-        q = os.path.join(folder, os.path.basename(r.path).rsplit(".", 1)[0] + ".jpg")
+        q = _copy_path(folder, r.path)
         Image.fromarray(table).save(q, quality=92)
         boxes = [LabelledBox(b.code, (b.box[0] + ox, b.box[1] + oy, b.box[2] + ox, b.box[3] + oy)) for b in r.boxes]
         out.append(replace(r, path=q, width=W, height=H, boxes=boxes))

@@ -89,11 +89,9 @@ def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tupl
         raise ImageError(f"{path}: too large to load", "too-large") from None
     full = (h, w) if turned else (w, h)
     if max_side and max(arr.shape[:2]) > max_side:
-        import cv2
+        from .preprocess import shrink
 
-        s = max_side / max(arr.shape[:2])
-        arr = cv2.resize(arr, (max(1, round(arr.shape[1] * s)), max(1, round(arr.shape[0] * s))),
-                         interpolation=cv2.INTER_AREA)
+        arr = shrink(arr, max_side)
     else:
         arr = arr.copy()
     return arr, full

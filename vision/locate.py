@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .preprocess import shrink
 from .session import ModelError, OnnxStage
 
 DEFAULT_DETECTOR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models",
@@ -309,8 +310,7 @@ class ContourProposer:
     def __call__(self, image: np.ndarray) -> list[Proposal]:
         h, w = image.shape[:2]
         s = min(1.0, self.side / max(h, w))
-        small = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA) \
-            if s < 1 else image
+        small = shrink(image, self.side)
         area_img = small.shape[0] * small.shape[1]
         boxes, scores = [], []
         for mask in self.masks(small):

@@ -24,7 +24,7 @@ from .group import MeldGrouper, TileObs, hand_and_strays, reading_order, row_fra
 from .io import load_photo
 from .labels import BACK, NOT_A_TILE
 from .locate import WORK_SIDE, BoxRefiner, ContourProposer, LearnedProposer, Proposal, suppress
-from .preprocess import SIDEWAYS_RATIO
+from .preprocess import SIDEWAYS_RATIO, shrink
 
 DROP_NOT_A_TILE = 0.5  # a proposal the classifier calls not-a-tile with at least this is dropped
 SURE_TILE = 0.6  # ... unless the detector is this sure it is a tile and the classifier not sure it is not
@@ -329,9 +329,7 @@ def stretches(image: np.ndarray) -> tuple[list[tuple[float, float]], bool]:
     import cv2
 
     h, w = image.shape[:2]
-    s = STRETCH_LOOK_SIDE / max(h, w)
-    small = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA) \
-        if s < 1 else image
+    small = shrink(image, STRETCH_LOOK_SIDE)
     a = anisotropy(small)
     if STRETCH_NORMAL[0] <= a <= STRETCH_NORMAL[1] or not a:
         return [], False
@@ -432,9 +430,7 @@ class Recognizer:
         import cv2
 
         h0, w0 = image.shape[:2]
-        if max(h0, w0) > self.work_side:
-            s = self.work_side / max(h0, w0)
-            image = cv2.resize(image, (round(w0 * s), round(h0 * s)), interpolation=cv2.INTER_AREA)
+        image = shrink(image, self.work_side)
         full_w, full_h = full_size or (w0, h0)
         factors, surely = stretches(image) if self.unstretch else ([], False)
         best = None if surely else self._read_as_is(image, full_w, full_h, path)

@@ -15,6 +15,20 @@ PAD_VALUE = 128
 SIDEWAYS_RATIO = 1.15  # a box this much wider than tall is a tile lying on its side
 
 
+def shrink(image: np.ndarray, side: int) -> np.ndarray:
+    """A copy of an image whose long side is at most ``side`` pixels (area-averaged); the image
+    itself when it is no larger.
+
+    >>> shrink(np.zeros((300, 400, 3), np.uint8), 200).shape
+    (150, 200, 3)
+    """
+    h, w = image.shape[:2]
+    s = side / max(h, w)
+    if s >= 1:
+        return image
+    return cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+
+
 def cut(image: np.ndarray, box, pad: float = 0.06) -> np.ndarray:
     """The box (x1, y1, x2, y2) with ``pad`` of its size around it, clipped to the image."""
     h, w = image.shape[:2]
