@@ -232,12 +232,17 @@ def _paste(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, i
 
 
 def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0, art: bool = True,
-                 context: int = CONTEXT, height=(60, 140), extra_art: bool = False) -> CropSet:
+                 context: int = CONTEXT, height=(60, 140), extra_art: bool = False, glyphs: float = 0.0) -> CropSet:
     """Context crops (``context`` pixels square) of rendered tiles (and face-down backs) on random
     tables, tiles drawn ``height`` (low, high) pixels tall; ``art``: draw from the KDE sets as well
-    as the fonts, where they are installed (``extra_art``: the GNOME themes too)."""
+    as the fonts, where they are installed (``extra_art``: the GNOME themes too); ``glyphs``: that
+    share of the flowers and seasons drawn as name character, numeral and made-up plant in one of
+    the installed Chinese fonts (:mod:`datasets.bonus_glyphs`), the rest as before."""
+    from .bonus_glyphs import cjk_fonts, glyph_bonus_face
+
     rng = np.random.default_rng(seed)
     fonts = available_fonts()
+    glyph_fonts = cjk_fonts() if glyphs else []
     # each tile is drawn from one of the fonts or art sets, chosen evenly
     arts = art_faces(extra=extra_art) if art else {}
     drawings = [("font", f) for f in fonts] + [("art", name) for name in arts]
@@ -248,6 +253,8 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
         hgt = int(rng.integers(*height))
         if code == BACK:
             tile = tile_back(rng, hgt)
+        elif glyph_fonts and code in FLOWERS + SEASONS and rng.random() < glyphs:
+            tile = glyph_bonus_face(code, rng, glyph_fonts[int(rng.integers(len(glyph_fonts)))], hgt)
         else:
             kind, drawing = drawings[int(rng.integers(len(drawings)))]
             tile = (tile_face(code, rng, drawing, hgt) if kind == "font"

@@ -64,7 +64,7 @@ def _cached(path: str, make) -> CropSet:
 
 
 def build_data(data: str, work: str, holdout: float, seed: int, without: set[str], mirrored: set[str],
-               bonus_extra: int = 0, extra_art: bool = False):
+               bonus_extra: int = 0, extra_art: bool = False, glyphs: float = 0.0):
     """Crop sets (cached in ``work``): train, held-out photos (records), and their sources."""
     os.makedirs(work, exist_ok=True)
     rf = os.path.join(data, "roboflow-hk-chinese")
@@ -86,8 +86,10 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
         parts.append(_cached(os.path.join(work, f"synthetic-{seed}-v{synthetic.VERSION}{art}.npz"),
                              lambda: single_tiles(list(CODES), per_code=40, seed=seed, backs=900, extra_art=extra_art)))
         if bonus_extra:  # flowers and seasons are rare in the photos
-            parts.append(_cached(os.path.join(work, f"synthetic-bonus-{bonus_extra}-{seed}-v{synthetic.VERSION}.npz"),
-                                 lambda: single_tiles(list(FLOWERS + SEASONS), per_code=bonus_extra, seed=seed + 1000)))
+            g = f"-glyphs{glyphs:g}" if glyphs else ""
+            parts.append(_cached(os.path.join(work, f"synthetic-bonus-{bonus_extra}-{seed}-v{synthetic.VERSION}{g}.npz"),
+                                 lambda: single_tiles(list(FLOWERS + SEASONS), per_code=bonus_extra, seed=seed + 1000,
+                                                      glyphs=glyphs)))
     return CropSet.concat(parts), hold_recs
 
 
@@ -187,6 +189,9 @@ def main(argv=None) -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--bonus-extra", type=int, default=0, metavar="N",
                     help="N more synthetic tiles of each flower and season")
+    ap.add_argument("--glyphs", type=float, default=0.0, metavar="SHARE",
+                    help="that share of the --bonus-extra tiles drawn as name character and numeral in a Chinese "
+                         "font over a made-up plant (datasets.bonus_glyphs)")
     ap.add_argument("--extra-art", action="store_true",
                     help="draw synthetic tiles from GNOME Mahjongg's themes too (apt-get install gnome-mahjongg)")
     ap.add_argument("--init",
@@ -199,7 +204,7 @@ def main(argv=None) -> None:
     without = {w for w in a.without.split(",") if w}
     mirrored = set(open(a.mirrored).read().split()) if a.mirrored else set()
     t0 = time.time()
-    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, without, mirrored, a.bonus_extra, a.extra_art)
+    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, without, mirrored, a.bonus_extra, a.extra_art, a.glyphs)
     hx, hy = holdout_batches(hold_recs, mirrored=frozenset(mirrored))
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(np.float64)
@@ -219,6 +224,8 @@ def main(argv=None) -> None:
            "bonus_extra": a.bonus_extra}
     if a.extra_art:  # only then, so that checkpoints of runs before the option still resume
         run["extra_art"] = True
+    if a.glyphs:
+        run["glyphs"] = a.glyphs
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: evaluate(m, hx, hy))
     meta = {"classes": list(CLASSES), "input_size": INPUT_SIZE, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4),

@@ -41,7 +41,7 @@ CONTEXT = 200  # context crops: the box's longer side is CONTEXT / 1.6 = 125 pix
 
 
 def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozenset[str], synthetic_per_code: int,
-               extra_art: bool = False):
+               extra_art: bool = False, glyphs: float = 0.0):
     """Training crops of flowers and seasons (photos and renders, cached in ``work``) and the
     held-out records."""
     os.makedirs(work, exist_ok=True)
@@ -53,10 +53,10 @@ def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozen
                                                codes=BONUS, context=CONTEXT))
     parts = [photos]
     if synthetic_per_code:
-        art = "-gnome" if extra_art else ""
+        art = ("-gnome" if extra_art else "") + (f"-glyphs{glyphs:g}" if glyphs else "")
         parts.append(_cached(os.path.join(work, f"bonus-synthetic-{synthetic_per_code}-{seed}-v{synthetic.VERSION}{art}.npz"),
                              lambda: single_tiles(list(BONUS), synthetic_per_code, seed=seed + 2000, context=CONTEXT,
-                                                  height=(90, 220), extra_art=extra_art)))
+                                                  height=(90, 220), extra_art=extra_art, glyphs=glyphs)))
     return CropSet.concat(parts), [r for r in recs if r.source in held]
 
 
@@ -83,6 +83,8 @@ def main(argv=None) -> None:
     ap.add_argument("--mirrored", default="models/mirrored.txt", help="train copies that are mirrored (flipped back)")
     ap.add_argument("--synthetic", type=int, default=300, metavar="N", help="rendered tiles of each flower and season")
     ap.add_argument("--extra-art", action="store_true", help="render from GNOME Mahjongg's themes too")
+    ap.add_argument("--glyphs", type=float, default=0.0, metavar="SHARE",
+                    help="that share of the rendered tiles drawn as name character and numeral in a Chinese font")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", help="start the layers before the last from these weights (e.g. the tile "
                     "classifier's .best state dict, or a checkpoint of this trainer)")
@@ -91,7 +93,7 @@ def main(argv=None) -> None:
     torch.set_num_threads(a.threads)
     mirrored = frozenset(open(a.mirrored).read().split()) if a.mirrored else frozenset()
     t0 = time.time()
-    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, mirrored, a.synthetic, a.extra_art)
+    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, mirrored, a.synthetic, a.extra_art, a.glyphs)
     label_map = {CLASS_INDEX[c]: i for i, c in enumerate(BONUS)}
     # every flower and season of the held-out photos, all copies
     hx, hy = holdout_batches(hold_recs, None, mirrored, codes=BONUS, size=SIZE)
@@ -114,11 +116,14 @@ def main(argv=None) -> None:
            "init": a.init, "mirrored": len(mirrored), "synthetic": a.synthetic}
     if a.extra_art:  # only then, so that checkpoints of runs before the option still resume
         run["extra_art"] = True
+    if a.glyphs:
+        run["glyphs"] = a.glyphs
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, hx, hy))
     meta = {"classes": list(BONUS), "input_size": SIZE, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4), "role": "bonus reader",
             "trained_on": "flowers and seasons of roboflow-hk-chinese train (minus held-out sources)"
-                          + (" + rendered flowers and seasons" if a.synthetic else ""),
+                          + (" + rendered flowers and seasons" if a.synthetic else "")
+                          + (f" ({a.glyphs:g} of them as characters in Chinese fonts)" if a.synthetic and a.glyphs else ""),
             "epochs": a.epochs, "seed": a.seed, "mirrored_flipped_back": len(mirrored),
             "fine_tuned_from": os.path.basename(a.init) if a.init else ""}
     export_onnx(model, a.out, meta, SIZE)

@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
+from datasets.bonus_glyphs import cjk_fonts
 from datasets.crops import (CONTEXT, CropSet, crops_from_photos, crops_from_tile_images, flipped_back, iou,
                             negative_boxes)
 from datasets.readers import (DatasetError, LabelledBox, LabelledImage, camerash_name_to_code, held_out_sources,
@@ -162,6 +163,29 @@ def test_white_dragons_are_drawn_both_framed_and_bare():
     assert 5 < bare < 35 and max(spread) > 30
     for f in (tile_face("1m", rng, available_fonts()[0], 120) for _ in range(20)):
         assert f.std(axis=(0, 1)).mean() > 20  # only white dragons are ever left bare
+
+
+needs_cjk = pytest.mark.skipif(not cjk_fonts(), reason="no Chinese font (apt-get install fonts-arphic-uming)")
+
+
+@needs_font
+@needs_cjk
+def test_glyph_bonus_faces_carry_their_own_name_character():
+    from datasets.bonus_glyphs import NAMES, _glyph_mask, glyph_bonus_face
+
+    font = cjk_fonts()[0]
+    masks = {c: _glyph_mask(NAMES[c], font, 48) for c in NAMES}
+    assert len({NAMES[c] for c in NAMES}) == 8 and all(m.max() > 0.9 for m in masks.values())
+    # the eight characters are drawn differently (a font without them would draw one blank box)
+    flat = {c: cv2.resize(m, (24, 24)).ravel() for c, m in masks.items()}
+    assert min(np.abs(flat[a] - flat[b]).mean() for a in flat for b in flat if a < b) > 0.05
+    for code in NAMES:
+        face = glyph_bonus_face(code, np.random.default_rng(7), font, 120)
+        assert face.shape == (120, 90, 3) and face.dtype == np.uint8
+        assert face.std(axis=(0, 1)).mean() > 15  # inked, not a blank face
+        assert np.array_equal(face, glyph_bonus_face(code, np.random.default_rng(7), font, 120))  # seeded
+    cs = single_tiles(["F2", "S3"], per_code=3, seed=2, glyphs=1.0)
+    assert [CLASSES[i] for i in cs.labels] == ["F2"] * 3 + ["S3"] * 3
 
 
 def test_kde_element_ids_map_to_every_tile_once():
