@@ -227,7 +227,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
     ap.add_argument("--limit", type=int, default=0, help="only the first N photos")
-    ap.add_argument("--timing", type=int, default=20, help="photos for the 12 MP timing")
+    ap.add_argument("--timing", type=int, default=20, help="photos for the 12 MP timing (0: none)")
     ap.add_argument("--worker", nargs=2, metavar=("SYSTEM", "LIST"), help=argparse.SUPPRESS)
     ap.add_argument("--json", metavar="FILE", help="also write the figures here")
     ap.add_argument("--photos", choices=("valid", "held-out"), default="valid",
@@ -280,8 +280,8 @@ def evaluate(args, folder: str) -> None:
         m["peak_mb_640"] = res["peak_mb"]
         figures[system] = m
     with tempfile.TemporaryDirectory() as tmp:
-        big = upscaled(paths[:args.timing], tmp)
-        for system in systems:
+        big = upscaled(paths[:args.timing], tmp) if args.timing > 0 else []  # --timing 0: no 12 MP run
+        for system in systems if big else ():
             res = launch(system, big)
             figures[system]["s_per_photo_12mp"] = res["seconds"] / len(big)
             figures[system]["peak_mb_12mp"] = res["peak_mb"]
@@ -309,15 +309,16 @@ def evaluate(args, folder: str) -> None:
         if key is None:
             print(name)
             continue
-        print(f"{name:<34}" + "".join(f"{fmt.format(figures[s][key]):>12}" for s in systems) + f"{target:>10}")
+        print(f"{name:<34}" + "".join(f"{fmt.format(figures[s][key]) if key in figures[s] else '—':>12}"
+                                      for s in systems) + f"{target:>10}")
     m, p = figures["mjcam"], figures["peer"]
     print(f"\nflowers/seasons: {m['bonus_n']} labelled; single-row photos: {m['rows_n']}")
     print("with the labels as published (tiles labelled twice counted twice): "
           + "; ".join(f"{s} recall {figures[s]['published_recall']:.1%}, accuracy {figures[s]['published_accuracy']:.1%}, "
                       f"single rows {figures[s]['published_rows_exact']:.1%} / {figures[s]['published_rows_exact_hand']:.1%}"
                       for s in systems))
-    print(f"ratios mjcam/peer: accuracy {m['accuracy'] / max(1e-9, p['accuracy']):.2f}x, "
-          f"time at 12 MP {m['s_per_photo_12mp'] / max(1e-9, p['s_per_photo_12mp']):.2f}x")
+    print(f"ratios mjcam/peer: accuracy {m['accuracy'] / max(1e-9, p['accuracy']):.2f}x"
+          + (f", time at 12 MP {m['s_per_photo_12mp'] / max(1e-9, p['s_per_photo_12mp']):.2f}x" if big else ""))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(figures, fh, indent=1)

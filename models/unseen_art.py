@@ -1,0 +1,103 @@
+"""Flowers and seasons of tile art no shipped model trained on, read by the classifier and a
+bonus reader: a check of how a reader copes with tile sets it has never seen, for choosing
+between readers (the held-out photos show only the training photos' tile family).
+
+    python -m models.unseen_art models/bonus_reader.onnx /tmp/candidate.onnx [--per-face 30] [--classifier X.onnx]
+
+Art: KDE's ``jade`` set (white art on a green jade face: numbered plants, seasons with 春夏秋冬;
+Debian ``kdegames-mahjongg-data-kf5``), GNOME Mahjongg's ``smooth`` (梅蘭菊竹 and 春夏秋冬 in
+frames) and ``postmodern`` (numbered plants and weather; Debian ``gnome-mahjongg``), rendered by
+the system Python's librsvg into a cache outside the repository. Each of the 24 faces is drawn
+``--per-face`` times on a tile body on a table (seeded), now and then blurred, and JPEG-compressed.
+Printed per reader and set: the share the whole classification stage reads right, and the share
+the reader alone reads right among the eight bonus tiles.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+from collections import Counter
+
+import cv2
+import numpy as np
+
+from datasets.gnome_faces import gnome_faces
+from datasets.synthetic import ART_CACHE, _body, _paste, art_face, table_background
+from scoring.tiles import FLOWERS, SEASONS
+from vision.classify import TileClassifier
+
+BONUS = FLOWERS + SEASONS
+JADE_FACE = (40, 130, 90)
+
+
+def unseen_faces(cache: str = os.path.join(ART_CACHE, "unseen")) -> dict[str, dict[str, np.ndarray]]:
+    """``{set: {code: RGBA face}}`` of the bonus tiles of the sets named above that are installed."""
+    from PIL import Image
+
+    out: dict[str, dict[str, np.ndarray]] = {}
+    jade = os.path.join(cache, "jade")
+    if not os.path.isdir(jade):
+        script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "datasets", "kde_faces.py")
+        subprocess.run(["/usr/bin/python3", script, cache, "--sets", "jade"], check=False, capture_output=True)
+    if all(os.path.exists(os.path.join(jade, c + ".png")) for c in BONUS):
+        out["jade"] = {c: np.array(Image.open(os.path.join(jade, c + ".png")).convert("RGBA")) for c in BONUS}
+    for theme, faces in gnome_faces(os.path.join(ART_CACHE, "gnome")).items():
+        out[theme] = {c: faces[c] for c in BONUS}
+    return out
+
+
+def render(faces: dict[str, dict[str, np.ndarray]], per_face: int, seed: int = 5):
+    """``(set, code, picture, box)`` for each render (RGB pictures, the tile's box)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for name, art in faces.items():
+        for code in BONUS:
+            for _ in range(per_face):
+                h = int(rng.integers(60, 180))
+                if name == "jade":  # white art: on its own green face, not on ivory
+                    w = int(h * 0.75)
+                    rgba = cv2.resize(art[code], (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
+                    a = rgba[..., 3:] / 255
+                    col = np.array(JADE_FACE) + rng.normal(0, 10, 3)
+                    face = np.clip(col * (1 - a) + rgba[..., :3] * a, 0, 255).astype(np.uint8)
+                else:
+                    face = art_face(code, rng, art, h, indexed=False)
+                tile = _body(face, rng)
+                th, tw = tile.shape[:2]
+                canvas = table_background(rng, th * 3, tw * 4)
+                box = _paste(canvas, tile, tw * 3 // 2, th)
+                if rng.random() < 0.5:
+                    canvas = cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.3, 1.2))
+                _, enc = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])
+                out.append((name, code, cv2.imdecode(enc, cv2.IMREAD_UNCHANGED), box))
+    return out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("readers", nargs="+", help="bonus reader ONNX files")
+    ap.add_argument("--per-face", type=int, default=30)
+    ap.add_argument("--classifier", help="the tile classifier of the stage (default: the shipped one)")
+    a = ap.parse_args(argv)
+    faces = unseen_faces()
+    if not faces:
+        raise SystemExit("no unseen tile art installed (apt-get install kdegames-mahjongg-data-kf5 gnome-mahjongg "
+                         "python3-gi python3-gi-cairo gir1.2-rsvg-2.0)")
+    items = render(faces, a.per_face)
+    for path in a.readers:
+        reader = TileClassifier(path, bonus=None)
+        stage = TileClassifier(a.classifier, bonus=reader)
+        right, alone, total = Counter(), Counter(), Counter()
+        for name, code, picture, box in items:
+            total[name] += 1
+            right[name] += stage.classify_boxes(picture, [box])[0].code == code
+            alone[name] += reader.classify_boxes(picture, [box])[0].code == code
+        n = sum(total.values())
+        print(f"{path}: stage {sum(right.values()) / n:.1%}, reader among the eight {sum(alone.values()) / n:.1%} "
+              f"of {n}  (" + ", ".join(f"{k} {right[k]}/{alone[k]}/{total[k]}" for k in total) + ")")
+
+
+if __name__ == "__main__":
+    main()
