@@ -1,6 +1,7 @@
 """Synthetic tile images from tile art the build installs (Debian fonts-noto-core / fonts-symbola:
 the Mahjong Tiles block U+1F000-U+1F029; for single tiles also the colour art of KDE's
-libkmahjongg sets, see :func:`art_faces`), and face-down tile backs.
+libkmahjongg sets, see :func:`art_faces`; for flowers and seasons, when asked, their name
+character and numeral in a Chinese font, see :mod:`datasets.bonus_glyphs`), and face-down tile backs.
 
 Single tiles come out as context crops for training; :func:`render_hand` lays out a whole
 hand as photographed (a row of upright tiles, melds set apart, claimed tiles sideways, kongs
