@@ -244,6 +244,11 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
     rng = np.random.default_rng(seed)
     fonts = available_fonts()
     glyph_fonts = cjk_fonts() if glyphs else []
+    if glyphs and not glyph_fonts:
+        import sys
+
+        print("no Chinese font installed (apt-get install fonts-noto-cjk fonts-arphic-ukai fonts-arphic-uming "
+              "fonts-wqy-zenhei fonts-cwtex-kai): flowers and seasons are not drawn as characters", file=sys.stderr)
     # each tile is drawn from one of the fonts or art sets, chosen evenly
     arts = art_faces(extra=extra_art) if art else {}
     drawings = [("font", f) for f in fonts] + [("art", name) for name in arts]
