@@ -180,3 +180,61 @@ def glyph_bonus_face(code: str, rng: np.random.Generator, font: str, height: int
         t = max(1, height // 80)
         cv2.rectangle(face, (m // 2, m // 2), (w - m // 2, height - m // 2), c, t)
     return np.clip(face, 0, 255).astype(np.uint8)
+
+
+# ---------------------------------------------------------------- suit and honour tiles written in characters
+
+_CHINESE_DIGITS = "一二三四五六七八九"
+HONOUR_NAMES = {"E": "東", "S": "南", "W": "西", "N": "北", "Rd": "中", "Gd": "發"}
+_HONOUR_INKS = {"Rd": [(190, 30, 30), (160, 20, 30)], "Gd": [(20, 120, 50), (40, 140, 70)]}
+
+
+def glyph_drawable(code: str) -> bool:
+    """Whether :func:`glyph_face` can draw ``code``: the flowers and seasons, the characters suit
+    and the honours written with a character (winds, red and green dragons)."""
+    return code in NAMES or code in HONOUR_NAMES or (len(code) == 2 and code[1] == "m")
+
+
+def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160) -> np.ndarray:
+    """An upright face (RGB uint8, 3:4) of a tile that sets write in characters, in ``font``: a
+    flower or season (:func:`glyph_bonus_face`), a characters tile (its numeral 一…九, five now and
+    then 伍, over 萬), a wind or a red or green dragon (its one character); now and then with a
+    corner index (the Arabic numeral, or the wind's letter) as some sets print."""
+    from .synthetic import _face_colour
+
+    if code in NAMES:
+        return glyph_bonus_face(code, rng, font, height)
+    w = int(height * 0.75)
+    face = np.empty((height, w, 3), np.float32)
+    face[:] = _face_colour(rng)
+    m = int(height * 0.06)
+    if code in HONOUR_NAMES:
+        mask = _glyph_mask(HONOUR_NAMES[code], font, int(height * rng.uniform(0.5, 0.7)))
+        ink = _pick(rng, _HONOUR_INKS.get(code, [(25, 25, 25), (30, 60, 160), (20, 90, 60)]))
+        mh, mw = mask.shape
+        scale = min(1.0, (w - 2 * m) / mw, (height - 2 * m) / mh)
+        if scale < 1:
+            mask = cv2.resize(mask, (max(1, int(mw * scale)), max(1, int(mh * scale))), interpolation=cv2.INTER_AREA)
+        _stamp(face, mask, ink, (w - mask.shape[1]) // 2, (height - mask.shape[0]) // 2)
+        index = {"E": "E", "S": "S", "W": "W", "N": "N"}.get(code)
+    else:
+        n = int(code[0])
+        digit = "伍" if n == 5 and rng.random() < 0.5 else _CHINESE_DIGITS[n - 1]
+        top = _glyph_mask(digit, font, int(height * rng.uniform(0.3, 0.4)))
+        wan = _glyph_mask("萬", font, int(height * rng.uniform(0.4, 0.5)))
+        gap = int(height * rng.uniform(0.0, 0.06))
+        total = top.shape[0] + gap + wan.shape[0]
+        if total > height - 2 * m:  # keep both on the face
+            f = (height - 2 * m - gap) / (top.shape[0] + wan.shape[0])
+            top = cv2.resize(top, (max(1, int(top.shape[1] * f)), max(1, int(top.shape[0] * f))))
+            wan = cv2.resize(wan, (max(1, int(wan.shape[1] * f)), max(1, int(wan.shape[0] * f))))
+            total = top.shape[0] + gap + wan.shape[0]
+        y = (height - total) // 2
+        _stamp(face, top, _pick(rng, [(25, 25, 25), (30, 60, 160), (150, 20, 30)]), (w - top.shape[1]) // 2, y)
+        _stamp(face, wan, _pick(rng, [(190, 30, 30), (150, 20, 40)]), (w - wan.shape[1]) // 2,
+               y + top.shape[0] + gap)
+        index = str(n)
+    if index and rng.random() < 0.4:
+        small = _glyph_mask(index, _pick(rng, cjk_fonts() or [font]), int(height * rng.uniform(0.1, 0.15)))
+        _stamp(face, small, _pick(rng, _INKS), _pick(rng, [m // 2, w - m // 2 - small.shape[1]]), m // 2)
+    return np.clip(face, 0, 255).astype(np.uint8)

@@ -237,9 +237,10 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
     """Context crops (``context`` pixels square) of rendered tiles (and face-down backs) on random
     tables, tiles drawn ``height`` (low, high) pixels tall; ``art``: draw from the KDE sets as well
     as the fonts, where they are installed (``extra_art``: the GNOME themes too); ``glyphs``: that
-    share of the flowers and seasons drawn as name character, numeral and made-up plant in one of
-    the installed Chinese fonts (:mod:`datasets.bonus_glyphs`), the rest as before."""
-    from .bonus_glyphs import cjk_fonts, glyph_bonus_face
+    share of the tiles sets write in characters drawn so in one of the installed Chinese fonts
+    (:func:`datasets.bonus_glyphs.glyph_face`: flowers and seasons as name character, numeral and
+    made-up plant; characters, winds, red and green dragons), the rest as before."""
+    from .bonus_glyphs import cjk_fonts, glyph_drawable, glyph_face
 
     rng = np.random.default_rng(seed)
     fonts = available_fonts()
@@ -259,8 +260,8 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
         hgt = int(rng.integers(*height))
         if code == BACK:
             tile = tile_back(rng, hgt)
-        elif glyph_fonts and code in FLOWERS + SEASONS and rng.random() < glyphs:
-            tile = glyph_bonus_face(code, rng, glyph_fonts[int(rng.integers(len(glyph_fonts)))], hgt)
+        elif glyph_fonts and glyph_drawable(code) and rng.random() < glyphs:
+            tile = glyph_face(code, rng, glyph_fonts[int(rng.integers(len(glyph_fonts)))], hgt)
         else:
             kind, drawing = drawings[int(rng.integers(len(drawings)))]
             tile = (tile_face(code, rng, drawing, hgt) if kind == "font"

@@ -64,7 +64,7 @@ def _cached(path: str, make) -> CropSet:
 
 
 def build_data(data: str, work: str, holdout: float, seed: int, without: set[str], mirrored: set[str],
-               bonus_extra: int = 0, extra_art: bool = False, glyphs: float = 0.0):
+               bonus_extra: int = 0, extra_art: bool = False, glyphs: float = 0.0, glyph_extra: int = 0):
     """Crop sets (cached in ``work``): train, held-out photos (records), and their sources."""
     os.makedirs(work, exist_ok=True)
     rf = os.path.join(data, "roboflow-hk-chinese")
@@ -90,6 +90,12 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
             parts.append(_cached(os.path.join(work, f"synthetic-bonus-{bonus_extra}-{seed}-v{synthetic.VERSION}{g}.npz"),
                                  lambda: single_tiles(list(FLOWERS + SEASONS), per_code=bonus_extra, seed=seed + 1000,
                                                       glyphs=glyphs)))
+        if glyph_extra:  # tiles written in characters, as sets never seen may write them
+            from datasets.bonus_glyphs import glyph_drawable
+
+            drawable = [c for c in CODES if glyph_drawable(c)]
+            parts.append(_cached(os.path.join(work, f"synthetic-glyphs-{glyph_extra}-{seed}-v{synthetic.VERSION}.npz"),
+                                 lambda: single_tiles(drawable, per_code=glyph_extra, seed=seed + 3000, glyphs=1.0)))
     return CropSet.concat(parts), hold_recs
 
 
@@ -192,6 +198,9 @@ def main(argv=None) -> None:
     ap.add_argument("--glyphs", type=float, default=0.0, metavar="SHARE",
                     help="that share of the --bonus-extra tiles drawn as name character and numeral in a Chinese "
                          "font over a made-up plant (datasets.bonus_glyphs)")
+    ap.add_argument("--glyph-extra", type=int, default=0, metavar="N",
+                    help="N more synthetic tiles of each tile sets write in characters (characters suit, winds, "
+                         "red and green dragons, flowers, seasons), drawn in Chinese fonts (datasets.bonus_glyphs)")
     ap.add_argument("--extra-art", action="store_true",
                     help="draw synthetic tiles from GNOME Mahjongg's themes too (apt-get install gnome-mahjongg)")
     ap.add_argument("--init",
@@ -204,7 +213,8 @@ def main(argv=None) -> None:
     without = {w for w in a.without.split(",") if w}
     mirrored = set(open(a.mirrored).read().split()) if a.mirrored else set()
     t0 = time.time()
-    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, without, mirrored, a.bonus_extra, a.extra_art, a.glyphs)
+    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, without, mirrored, a.bonus_extra, a.extra_art, a.glyphs,
+                                  a.glyph_extra)
     hx, hy = holdout_batches(hold_recs, mirrored=frozenset(mirrored))
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(np.float64)
@@ -226,6 +236,8 @@ def main(argv=None) -> None:
         run["extra_art"] = True
     if a.glyphs:
         run["glyphs"] = a.glyphs
+    if a.glyph_extra:
+        run["glyph_extra"] = a.glyph_extra
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: evaluate(m, hx, hy))
     meta = {"classes": list(CLASSES), "input_size": INPUT_SIZE, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4),

@@ -188,6 +188,25 @@ def test_glyph_bonus_faces_carry_their_own_name_character():
     assert [CLASSES[i] for i in cs.labels] == ["F2"] * 3 + ["S3"] * 3
 
 
+@needs_font
+@needs_cjk
+def test_glyph_faces_of_characters_and_honours():
+    from datasets.bonus_glyphs import glyph_drawable, glyph_face
+
+    assert all(glyph_drawable(c) for c in ("1m", "9m", "E", "N", "Rd", "Gd", "F1", "S4"))
+    assert not any(glyph_drawable(c) for c in ("1p", "5s", "Wd"))  # dots, bamboo, white dragon: drawings
+    font = cjk_fonts()[0]
+    faces = {c: glyph_face(c, np.random.default_rng(3), font, 120) for c in ("2m", "7m", "E", "Rd")}
+    for f in faces.values():
+        assert f.shape == (120, 90, 3) and f.std(axis=(0, 1)).mean() > 15
+    red = faces["Rd"].astype(int)
+    assert ((red[..., 0] - red[..., 1] > 80).sum()) > 100  # the red dragon is inked red
+    # the numeral differs: 二萬 and 七萬 are not the same picture
+    assert np.abs(faces["2m"].astype(int) - faces["7m"].astype(int)).mean() > 3
+    cs = single_tiles(["3m", "W", "1p"], per_code=2, seed=4, glyphs=1.0)
+    assert [CLASSES[i] for i in cs.labels] == ["3m", "3m", "W", "W", "1p", "1p"]
+
+
 def test_kde_element_ids_map_to_every_tile_once():
     from datasets.kde_faces import element_codes
 
