@@ -10,6 +10,11 @@ model learns to read those two. The numeral's style is drawn independently of th
 Hong Kong sets tend to number flowers 1-4 and seasons 一二三四, but not every set does, so it must
 not become a shortcut).
 
+:func:`glyph_face` draws the other tiles that sets write in characters the same way — the
+characters suit (一…九, five now and then 伍, over 萬), the winds 東南西北, the red and green
+dragons 中 發 — for the classifier's training (``models.train --glyph-extra``; tried, not in the
+shipped classifier: see its card).
+
 Fonts (training only; nothing is stored in the repository): Debian ``fonts-noto-cjk`` (OFL-1.1),
 ``fonts-arphic-ukai`` and ``fonts-arphic-uming`` (Arphic Public License), ``fonts-wqy-zenhei``
 (GPL-2 with font embedding exception), ``fonts-cwtex-kai`` (GPL-2).
