@@ -390,3 +390,17 @@ def test_photos_stretched_out_of_shape_are_told_apart():
     assert photo((560, 48), (590, 50), (600, 52)).stretched  # a strip stretched ten times wide
     assert photo((20, 160), (22, 170), (21, 150)).stretched  # ... or five times tall
     assert not LabelledImage("x.jpg", 640, 640, []).stretched
+
+
+def test_unseen_art_renders_each_face_on_a_table_with_its_box():
+    from models.unseen_art import BONUS, render
+
+    rng = np.random.default_rng(0)
+    face = (rng.random((89, 69, 4)) * 255).astype(np.uint8)
+    items = render({"jade": {c: face for c in BONUS}, "other": {c: face for c in BONUS}}, per_face=2)
+    assert len(items) == 2 * 8 * 2
+    assert [c for _, c, _, _ in items[:4]] == ["F1", "F1", "F2", "F2"]
+    for name, code, picture, (x0, y0, x1, y1) in items:
+        h, w = picture.shape[:2]
+        assert picture.ndim == 3 and 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+        assert (y1 - y0) > (x1 - x0)  # an upright tile
