@@ -221,7 +221,7 @@ def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160
         if scale < 1:
             mask = cv2.resize(mask, (max(1, int(mw * scale)), max(1, int(mh * scale))), interpolation=cv2.INTER_AREA)
         _stamp(face, mask, ink, (w - mask.shape[1]) // 2, (height - mask.shape[0]) // 2)
-        index = {"E": "E", "S": "S", "W": "W", "N": "N"}.get(code)
+        index = code if code in ("E", "S", "W", "N") else None  # a wind's letter
     else:
         n = int(code[0])
         digit = "伍" if n == 5 and rng.random() < 0.5 else _CHINESE_DIGITS[n - 1]

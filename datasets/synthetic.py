@@ -155,13 +155,14 @@ def tile_face(code: str, rng: np.random.Generator, font: str, height: int = 160)
 
 
 def art_face(code: str, rng: np.random.Generator, art: dict[str, np.ndarray], height: int = 160,
-             indexed: bool = True) -> np.ndarray:
-    """An upright tile face (RGB) from a set's art on an ivory face. For a set that prints corner
-    indices (numbers, letters: ``indexed``), half the time they are wiped from suit and honour
-    tiles, which real Hong Kong sets mostly lack, so that they cannot become a shortcut; flowers
-    and seasons keep theirs (HK sets number them too)."""
+             indexed: bool = True, ground=None) -> np.ndarray:
+    """An upright tile face (RGB) from a set's art on an ivory face (``ground``: on a face of that
+    colour instead, e.g. a jade set's green). For a set that prints corner indices (numbers,
+    letters: ``indexed``), half the time they are wiped from suit and honour tiles, which real Hong
+    Kong sets mostly lack, so that they cannot become a shortcut; flowers and seasons keep theirs
+    (HK sets number them too)."""
     w = int(height * 0.75)
-    face = _face_colour(rng).astype(np.float32)
+    face = (_face_colour(rng) if ground is None else np.asarray(ground)).astype(np.float32)
     rgba = cv2.resize(art[code], (w, height), interpolation=cv2.INTER_AREA).astype(np.float32)
     alpha = rgba[..., 3:] / 255.0
     if indexed and code not in FLOWERS + SEASONS:

@@ -56,14 +56,9 @@ def render(faces: dict[str, dict[str, np.ndarray]], per_face: int, seed: int = 5
         for code in BONUS:
             for _ in range(per_face):
                 h = int(rng.integers(60, 180))
-                if name == "jade":  # white art: on its own green face, not on ivory
-                    w = int(h * 0.75)
-                    rgba = cv2.resize(art[code], (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
-                    a = rgba[..., 3:] / 255
-                    col = np.array(JADE_FACE) + rng.normal(0, 10, 3)
-                    face = np.clip(col * (1 - a) + rgba[..., :3] * a, 0, 255).astype(np.uint8)
-                else:
-                    face = art_face(code, rng, art, h, indexed=False)
+                # jade's white art on its own green face, not on ivory
+                ground = np.array(JADE_FACE) + rng.normal(0, 10, 3) if name == "jade" else None
+                face = art_face(code, rng, art, h, indexed=False, ground=ground)
                 tile = _body(face, rng)
                 th, tw = tile.shape[:2]
                 canvas = table_background(rng, th * 3, tw * 4)

@@ -214,9 +214,10 @@ def grid_gaps(boxes: list[tuple[float, float, float, float]]) -> list[tuple[floa
     a hole one to three places long inside a row, measured along the row's slant (a pung of bare
     white dragons leaves one three long), and the places at a row's end up to where the row above
     or below it goes on, when the two rows keep the same step and their tiles line up (a tray of
-    tiles seen from above, a wall of two rows). A row here is three or more upright tiles standing side by side (their step, the median
-    distance between touching neighbours along the row, is known); rows are followed along their
-    slant. As with row gaps, the classifier must be sure before a cell is kept.
+    tiles seen from above, a wall of two rows). A row here is three or more upright tiles standing
+    side by side (their step, the median distance between touching neighbours along the row, is
+    known); rows are followed along their slant. As with row gaps, the classifier must be sure
+    before a cell is kept.
 
     >>> cells = grid_gaps([(x, 0, x + 30, 40) for x in (0, 30, 60, 90, 120)] +
     ...                   [(x, 42, x + 30, 82) for x in (60, 90, 120)])
@@ -446,7 +447,7 @@ class Recognizer:
                 r.notes.append(f"the photo looks stretched about {max(fx, fy):g} times {axis} it: "
                                "read squeezed back")
                 best = r
-        return best if best is not None else self._read_as_is(image, full_w, full_h, path)
+        return best  # a photo surely stretched has factors, and the first of them is kept at least
 
     def _read_as_is(self, image: np.ndarray, full_w: int, full_h: int, path: str | None) -> Recognition:
         """The reading of a working copy ``image`` of a photo ``full_w`` x ``full_h``, the copy taken
