@@ -36,3 +36,58 @@ def load_weights(path: str) -> dict:
     if isinstance(state, dict) and isinstance(state.get("model"), dict) and "epoch" in state:
         return state["model"]
     return state
+
+
+def weights_from_onnx(path: str, model, calibration) -> dict:
+    """A state dict for ``model`` (a network of Conv–BatchNorm pairs and a final Linear, as
+    :class:`models.net.TileNet`) rebuilt from an exported ONNX file, so a shipped model can be
+    fine-tuned when its training checkpoint is gone (the final layer only when ``model`` has as
+    many classes).
+
+    The export folded each BatchNorm into its convolution (weight ``W'``, bias ``b'``). The
+    convolution takes ``W'``; its BatchNorm is set from statistics of ``W'x`` over the
+    ``calibration`` batch (float tensor N×3×H×W, inputs as the network sees them): running mean
+    ``m`` and variance ``v``, scale ``√(v + ε)``, shift ``m + b'``. In eval mode that is exactly
+    ``W'x + b'``, and in training mode, where a batch's own statistics stand in for ``m`` and
+    ``v``, nearly so — the network starts where the shipped model is rather than from a shock."""
+    import numpy as np
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    graph = onnx.load(path).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [(inits[n.input[1]], inits[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    gemm = next(n for n in graph.node if n.op_type == "Gemm")
+    mods = list(model.modules())
+    pairs = [(m, mods[i + 1]) for i, m in enumerate(mods[:-1])
+             if isinstance(m, nn.Conv2d) and isinstance(mods[i + 1], nn.BatchNorm2d)]
+    linear = [m for m in mods if isinstance(m, nn.Linear)]
+    if len(pairs) != len(convs) or len(linear) != 1:
+        raise ValueError(f"{path}: {len(convs)} convolutions for a network of {len(pairs)} Conv–BatchNorm pairs")
+    with torch.no_grad():
+        for (conv, bn), (w, b) in zip(pairs, convs):
+            if tuple(conv.weight.shape) != w.shape:
+                raise ValueError(f"{path}: weights {w.shape} for a convolution of {tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(np.array(w)))
+            # first the identity: eval mode then computes the exported network exactly
+            bn.running_mean.zero_(), bn.running_var.fill_(1 - bn.eps), bn.weight.fill_(1), bn.bias.copy_(torch.from_numpy(np.array(b)))
+        w, b = inits[gemm.input[1]], inits[gemm.input[2]]
+        if not any(a.name == "transB" and a.i == 1 for a in gemm.attribute):
+            w = w.T
+        if tuple(linear[0].weight.shape) == w.shape:  # else a network of other classes: left as it is
+            linear[0].weight.copy_(torch.from_numpy(np.array(w)))
+            linear[0].bias.copy_(torch.from_numpy(np.array(b)))
+        stats = {}
+        hooks = [bn.register_forward_hook(lambda mod, inp, out, key=id(bn): stats.__setitem__(
+            key, (inp[0].mean((0, 2, 3)), inp[0].var((0, 2, 3), unbiased=False)))) for _, bn in pairs]
+        model.eval()
+        model(calibration)
+        for h in hooks:
+            h.remove()
+        for _, bn in pairs:
+            m, v = stats[id(bn)]
+            bn.running_mean.copy_(m), bn.running_var.copy_(v)
+            bn.weight.copy_(torch.sqrt(v + bn.eps)), bn.bias.add_(m)
+    return model.state_dict()

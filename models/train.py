@@ -31,7 +31,7 @@ from vision.labels import CLASSES
 from vision.preprocess import INPUT_SIZE, prepare, to_tensor
 
 from .net import TileNet
-from .onnx_io import export_with_metadata, load_weights
+from .onnx_io import export_with_metadata, load_weights, weights_from_onnx
 
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
@@ -131,6 +131,16 @@ def evaluate(model: nn.Module, xs: np.ndarray, ys: np.ndarray) -> float:
     return correct / max(1, len(ys))
 
 
+def initial_weights(path: str, model: nn.Module, ds: Dataset, n: int = 512, seed: int = 0) -> dict:
+    """Weights to start a fine-tune from: a ``.best`` state dict or resumable checkpoint as saved,
+    or an exported ``.onnx`` model, its BatchNorms set from ``n`` of ``ds``'s views
+    (:func:`models.onnx_io.weights_from_onnx`)."""
+    if not path.endswith(".onnx"):
+        return load_weights(path)
+    idx = np.random.default_rng(seed).choice(len(ds), size=min(n, len(ds)), replace=False)
+    return weights_from_onnx(path, model, torch.stack([ds[int(i)][0] for i in idx]))
+
+
 def export_onnx(model: nn.Module, path: str, meta: dict, size: int = INPUT_SIZE) -> None:
     export_with_metadata(model, torch.zeros(1, 3, size, size), path, "input", ["logits"],
                          {"input": {0: "batch"}, "logits": {0: "batch"}}, meta)
@@ -204,7 +214,8 @@ def main(argv=None) -> None:
     ap.add_argument("--extra-art", action="store_true",
                     help="draw synthetic tiles from GNOME Mahjongg's themes too (apt-get install gnome-mahjongg)")
     ap.add_argument("--init",
-                    help="start from these weights (a .best state dict or a resumable .pt checkpoint): a fine-tune")
+                    help="start from these weights (a .best state dict, a resumable .pt checkpoint or an exported .onnx "
+                         "model such as the shipped one): a fine-tune")
     ap.add_argument("--negative-weight", type=float, default=1.0,
                     help="scale how often not-a-tile crops are drawn (it was over-predicted)")
     a = ap.parse_args(argv)
@@ -225,7 +236,7 @@ def main(argv=None) -> None:
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(CLASSES))
     if a.init:
-        model.load_state_dict(load_weights(a.init))
+        model.load_state_dict(initial_weights(a.init, model, ds))
     tag = "-".join(sorted(without)) or "all"
     ckpt = os.path.join(a.work, f"checkpoint-{a.seed}-{tag}{'-ft' if a.init else ''}"
                                 f"{'-nw%g' % a.negative_weight if a.negative_weight != 1 else ''}.pt")

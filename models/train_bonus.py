@@ -32,8 +32,8 @@ from vision.labels import CLASS_INDEX
 from vision.preprocess import to_tensor
 
 from .net import TileNet
-from .onnx_io import load_weights
-from .train import MEAN, STD, Views, _cached, export_onnx, fit, holdout_batches
+
+from .train import MEAN, STD, Views, _cached, export_onnx, fit, holdout_batches, initial_weights
 
 BONUS = tuple(FLOWERS + SEASONS)
 SIZE = 128  # network input
@@ -109,7 +109,7 @@ def main(argv=None) -> None:
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(BONUS))
     if a.init:
-        state = {k: v for k, v in load_weights(a.init).items() if not k.startswith("head.")}
+        state = {k: v for k, v in initial_weights(a.init, model, ds).items() if not k.startswith("head.")}
         model.load_state_dict(state, strict=False)
     ckpt = os.path.join(a.work, f"bonus-checkpoint-{a.seed}.pt")
     run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,

@@ -1,16 +1,18 @@
-"""Flowers and seasons of tile art no shipped model trained on, read by the classifier and a
-bonus reader: a check of how a reader copes with tile sets it has never seen, for choosing
-between readers (the held-out photos show only the training photos' tile family).
+"""Tiles of tile art no shipped model trained on, read by the classifier and a bonus reader: a
+check of how a reader copes with tile sets it has never seen, for choosing between readers (the
+held-out photos show only the training photos' tile family).
 
     python -m models.unseen_art models/bonus_reader.onnx /tmp/candidate.onnx [--per-face 30] [--classifier X.onnx]
+    python -m models.unseen_art --tiles all --per-face 10 [--classifier X.onnx]     # every tile, for classifiers
 
 Art: KDE's ``jade`` set (white art on a green jade face: numbered plants, seasons with 春夏秋冬;
 Debian ``kdegames-mahjongg-data-kf5``), GNOME Mahjongg's ``smooth`` (梅蘭菊竹 and 春夏秋冬 in
 frames) and ``postmodern`` (numbered plants and weather; Debian ``gnome-mahjongg``), rendered by
-the system Python's librsvg into a cache outside the repository. Each of the 24 faces is drawn
-``--per-face`` times on a tile body on a table (seeded), now and then blurred, and JPEG-compressed.
-Printed per reader and set: the share the whole classification stage reads right, and the share
-the reader alone reads right among the eight bonus tiles.
+the system Python's librsvg into a cache outside the repository. Each face (the eight bonus tiles, or
+with ``--tiles all`` all 42 of each set) is drawn ``--per-face`` times on a tile body on a table
+(seeded), now and then blurred, and JPEG-compressed. Printed per reader and set: the share the
+whole classification stage reads right (and of it the bonus tiles), and the share the reader
+alone reads right among the eight bonus tiles.
 """
 
 from __future__ import annotations
@@ -25,15 +27,16 @@ import numpy as np
 
 from datasets.gnome_faces import gnome_faces
 from datasets.synthetic import ART_CACHE, _body, _paste, art_face, table_background
-from scoring.tiles import FLOWERS, SEASONS
+from scoring.tiles import CODES, FLOWERS, SEASONS
 from vision.classify import TileClassifier
 
 BONUS = FLOWERS + SEASONS
 JADE_FACE = (40, 130, 90)
 
 
-def unseen_faces(cache: str = os.path.join(ART_CACHE, "unseen")) -> dict[str, dict[str, np.ndarray]]:
-    """``{set: {code: RGBA face}}`` of the bonus tiles of the sets named above that are installed."""
+def unseen_faces(cache: str = os.path.join(ART_CACHE, "unseen"),
+                 codes: tuple[str, ...] = BONUS) -> dict[str, dict[str, np.ndarray]]:
+    """``{set: {code: RGBA face}}`` of the tiles ``codes`` of the sets named above that are installed."""
     from PIL import Image
 
     out: dict[str, dict[str, np.ndarray]] = {}
@@ -41,10 +44,11 @@ def unseen_faces(cache: str = os.path.join(ART_CACHE, "unseen")) -> dict[str, di
     if not os.path.isdir(jade):
         script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "datasets", "kde_faces.py")
         subprocess.run(["/usr/bin/python3", script, cache, "--sets", "jade"], check=False, capture_output=True)
-    if all(os.path.exists(os.path.join(jade, c + ".png")) for c in BONUS):
-        out["jade"] = {c: np.array(Image.open(os.path.join(jade, c + ".png")).convert("RGBA")) for c in BONUS}
+    if all(os.path.exists(os.path.join(jade, c + ".png")) for c in codes):
+        out["jade"] = {c: np.array(Image.open(os.path.join(jade, c + ".png")).convert("RGBA")) for c in codes}
     for theme, faces in gnome_faces(os.path.join(ART_CACHE, "gnome")).items():
-        out[theme] = {c: faces[c] for c in BONUS}
+        if all(c in faces for c in codes):
+            out[theme] = {c: faces[c] for c in codes}
     return out
 
 
@@ -53,7 +57,7 @@ def render(faces: dict[str, dict[str, np.ndarray]], per_face: int, seed: int = 5
     rng = np.random.default_rng(seed)
     out = []
     for name, art in faces.items():
-        for code in BONUS:
+        for code in art:
             for _ in range(per_face):
                 h = int(rng.integers(60, 180))
                 # jade's white art on its own green face, not on ivory
@@ -72,11 +76,14 @@ def render(faces: dict[str, dict[str, np.ndarray]], per_face: int, seed: int = 5
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("readers", nargs="+", help="bonus reader ONNX files")
+    ap.add_argument("readers", nargs="*", default=["models/bonus_reader.onnx"],
+                    help="bonus reader ONNX files (default: the shipped one)")
     ap.add_argument("--per-face", type=int, default=30)
     ap.add_argument("--classifier", help="the tile classifier of the stage (default: the shipped one)")
+    ap.add_argument("--tiles", choices=("bonus", "all"), default="bonus",
+                    help="the eight flowers and seasons (for bonus readers) or all 42 tiles (for classifiers)")
     a = ap.parse_args(argv)
-    faces = unseen_faces()
+    faces = unseen_faces(codes=BONUS if a.tiles == "bonus" else CODES)
     if not faces:
         raise SystemExit("no unseen tile art installed (apt-get install kdegames-mahjongg-data-kf5 gnome-mahjongg "
                          "python3-gi python3-gi-cairo gir1.2-rsvg-2.0)")
@@ -84,14 +91,24 @@ def main(argv=None) -> None:
     for path in a.readers:
         reader = TileClassifier(path, bonus=None)
         stage = TileClassifier(a.classifier, bonus=reader)
-        right, alone, total = Counter(), Counter(), Counter()
+        right, alone, total = Counter(), Counter(), Counter()  # bonus tiles also under (set, "bonus")
         for name, code, picture, box in items:
-            total[name] += 1
-            right[name] += stage.classify_boxes(picture, [box])[0].code == code
-            alone[name] += reader.classify_boxes(picture, [box])[0].code == code
-        n = sum(total.values())
-        print(f"{path}: stage {sum(right.values()) / n:.1%}, reader among the eight {sum(alone.values()) / n:.1%} "
-              f"of {n}  (" + ", ".join(f"{k} {right[k]}/{alone[k]}/{total[k]}" for k in total) + ")")
+            keys = [name, "all"] + ([(name, "bonus"), "bonus"] if code in BONUS else [])
+            got = stage.classify_boxes(picture, [box])[0].code == code
+            for k in keys:
+                total[k] += 1
+                right[k] += got
+            if code in BONUS:
+                got = reader.classify_boxes(picture, [box])[0].code == code
+                alone[name] += got
+                alone["bonus"] += got
+        print(f"{path}: stage {right['all'] / total['all']:.1%} of {total['all']} "
+              f"(bonus tiles {right['bonus'] / total['bonus']:.1%}), "
+              f"reader among the eight {alone['bonus'] / total['bonus']:.1%} of {total['bonus']}")
+        for k in faces:  # per set: the stage's right readings (of its bonus tiles), the reader alone's
+            print(f"  {k}: stage {right[k]}/{total[k]}"
+                  + (f" (bonus tiles {right[(k, 'bonus')]})" if a.tiles == "all" else "")
+                  + f", reader alone {alone[k]}/{total[(k, 'bonus')]}")
 
 
 if __name__ == "__main__":

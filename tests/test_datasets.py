@@ -404,3 +404,18 @@ def test_unseen_art_renders_each_face_on_a_table_with_its_box():
         h, w = picture.shape[:2]
         assert picture.ndim == 3 and 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
         assert (y1 - y0) > (x1 - x0)  # an upright tile
+    # every tile of a set, not only its flowers and seasons (the classifier's check)
+    every = render({"other": {c: face for c in ("1m", "E", "F1")}}, per_face=1)
+    assert [c for _, c, _, _ in every] == ["1m", "E", "F1"]
+
+
+def test_unseen_tile_sets_come_whole_when_installed():
+    from models.unseen_art import unseen_faces
+    from scoring.tiles import CODES
+
+    faces = unseen_faces(codes=CODES)
+    if not faces:
+        pytest.skip("no unseen tile art installed")
+    for name, art in faces.items():
+        assert sorted(art) == sorted(CODES), name
+        assert all(a.ndim == 3 and a.shape[2] == 4 for a in art.values())

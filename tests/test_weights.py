@@ -17,3 +17,47 @@ def test_weights_from_a_state_dict_or_a_checkpoint(tmp_path):
         other = torch.nn.Linear(3, 2)
         other.load_state_dict(load_weights(str(path)))
         assert torch.equal(other.weight, net.weight) and torch.equal(other.bias, net.bias)
+
+
+def test_a_shipped_onnx_model_becomes_the_same_network_again():
+    pytest.importorskip("onnx")
+    import numpy as np
+    import onnxruntime as ort
+
+    from models.net import TileNet
+    from models.onnx_io import weights_from_onnx
+
+    gen = torch.Generator().manual_seed(0)
+    calibration, probe = torch.randn(32, 3, 64, 64, generator=gen), torch.randn(8, 3, 64, 64, generator=gen)
+    net = TileNet(44)
+    state = weights_from_onnx("models/tile_classifier.onnx", net, calibration)
+    fresh = TileNet(44)
+    fresh.load_state_dict(state)
+    fresh.eval()
+    session = ort.InferenceSession("models/tile_classifier.onnx")
+    want = session.run(None, {session.get_inputs()[0].name: probe.numpy()})[0]
+    with torch.no_grad():
+        got = fresh(probe).numpy()
+    assert np.abs(got - want).max() < 1e-4 * max(1.0, np.abs(want).max())
+    # the BatchNorms carry the calibration batch's statistics: in training mode (dropout aside) the
+    # calibration batch itself reads as the exported network reads it
+    stem_out = torch.nn.functional.conv2d(calibration, fresh.features[0].weight, stride=2, padding=1)
+    assert torch.allclose(fresh.features[1].running_mean, stem_out.mean((0, 2, 3)), atol=1e-4)
+    fresh.train()
+    fresh.head[2].eval()  # the dropout
+    with torch.no_grad():
+        assert np.abs(fresh(calibration).numpy()
+                      - session.run(None, {session.get_inputs()[0].name: calibration.numpy()})[0]).max() < 1e-3 * max(1.0, np.abs(want).max())
+
+
+def test_a_network_of_other_classes_keeps_its_own_last_layer():
+    pytest.importorskip("onnx")
+    from models.net import TileNet
+    from models.onnx_io import weights_from_onnx
+
+    net = TileNet(8)
+    before = net.head[-1].weight.clone()
+    weights_from_onnx("models/tile_classifier.onnx", net, torch.randn(4, 3, 64, 64))
+    assert torch.equal(net.head[-1].weight, before)
+    with pytest.raises(ValueError, match="convolutions"):
+        weights_from_onnx("models/tile_classifier.onnx", torch.nn.Sequential(torch.nn.Linear(2, 2)), torch.randn(1, 2))
