@@ -67,12 +67,18 @@ ART_CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/
 _art: dict[str, dict[str, np.ndarray]] | None = None
 
 
-def art_faces(cache: str = ART_CACHE, extra: bool = False) -> dict[str, dict[str, np.ndarray]]:
-    """Tile faces (RGBA arrays) of each installed KDE set (and with ``extra`` each GNOME theme), by
-    tile code; rendered once into ``cache``. Empty when the sets or the system Python's librsvg
-    bindings are not installed (``apt-get install kdegames-mahjongg-data-kf5 gnome-mahjongg
-    python3-gi python3-gi-cairo gir1.2-rsvg-2.0``)."""
+def art_faces(cache: str = ART_CACHE, extra: bool = False, riichi: bool = False) -> dict[str, dict[str, np.ndarray]]:
+    """Tile faces (RGBA arrays) of each installed KDE set (and with ``extra`` each GNOME theme, with
+    ``riichi`` FluffyStuff's riichi tiles, :mod:`datasets.riichi_faces`: 34 tiles, no flowers or
+    seasons), by tile code; rendered once into ``cache``. Empty when the sets or the system
+    Python's librsvg bindings are not installed (``apt-get install kdegames-mahjongg-data-kf5
+    gnome-mahjongg python3-gi python3-gi-cairo gir1.2-rsvg-2.0``)."""
     global _art
+    if riichi:
+        from datasets.riichi_faces import riichi_faces
+
+        faces = riichi_faces(os.path.join(cache, "riichi"))
+        return {**art_faces(cache, extra), **({"riichi": faces} if faces else {})}
     if extra:
         from datasets.gnome_faces import gnome_faces
 
@@ -234,10 +240,12 @@ def _paste(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, i
 
 
 def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0, art: bool = True,
-                 context: int = CONTEXT, height=(60, 140), extra_art: bool = False, glyphs: float = 0.0) -> CropSet:
+                 context: int = CONTEXT, height=(60, 140), extra_art: bool = False, glyphs: float = 0.0,
+                 riichi_art: bool = False) -> CropSet:
     """Context crops (``context`` pixels square) of rendered tiles (and face-down backs) on random
     tables, tiles drawn ``height`` (low, high) pixels tall; ``art``: draw from the KDE sets as well
-    as the fonts, where they are installed (``extra_art``: the GNOME themes too); ``glyphs``: that
+    as the fonts, where they are installed (``extra_art``: the GNOME themes too; ``riichi_art``:
+    FluffyStuff's riichi tiles too, for the tiles it draws); ``glyphs``: that
     share of the tiles sets write in characters drawn so in one of the installed Chinese fonts
     (:func:`datasets.bonus_glyphs.glyph_face`: flowers and seasons as name character, numeral and
     made-up plant; characters, winds, red and green dragons), the rest as before."""
@@ -252,7 +260,7 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
         print("no Chinese font installed (apt-get install fonts-noto-cjk fonts-arphic-ukai fonts-arphic-uming "
               "fonts-wqy-zenhei fonts-cwtex-kai): flowers and seasons are not drawn as characters", file=sys.stderr)
     # each tile is drawn from one of the fonts or art sets, chosen evenly
-    arts = art_faces(extra=extra_art) if art else {}
+    arts = art_faces(extra=extra_art, riichi=riichi_art) if art else {}
     drawings = [("font", f) for f in fonts] + [("art", name) for name in arts]
     imgs, labels, sizes = [], [], []
     jobs = [(c, i) for c in codes for i in range(per_code)] if drawings else []
@@ -264,7 +272,8 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
         elif glyph_fonts and glyph_drawable(code) and rng.random() < glyphs:
             tile = glyph_face(code, rng, glyph_fonts[int(rng.integers(len(glyph_fonts)))], hgt)
         else:
-            kind, drawing = drawings[int(rng.integers(len(drawings)))]
+            usable = [d for d in drawings if d[0] == "font" or code in arts[d[1]]]
+            kind, drawing = usable[int(rng.integers(len(usable)))]
             tile = (tile_face(code, rng, drawing, hgt) if kind == "font"
                     else art_face(code, rng, arts[drawing], hgt, indexed=drawing in INDEXED_SETS))
         tile = _body(tile, rng)

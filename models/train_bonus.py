@@ -6,7 +6,9 @@ for a flower or season.
 The tile classifier reads 64-pixel crops; the numerals and plants that tell ``F1``…``F4`` and
 ``S1``…``S4`` apart are a few pixels there. This network (the same design, 8 outputs) reads the
 same tile at ``SIZE`` pixels and only shares out, among the eight bonus tiles, the probability the
-classifier gives to bonus tiles as a whole (:mod:`vision.classify`). Trained on the flowers and
+classifier gives to bonus tiles as a whole (:mod:`vision.classify`). With ``--other N`` it has a
+ninth output, ``other``, trained on N crops of the photos' other tiles: its own say on whether the
+tile is a flower or season at all, which the classification stage weighs with the classifier's. Trained on the flowers and
 seasons of the Roboflow *train* photos (the held-out sources of :mod:`models.train` left out and
 used to choose the epoch) and on rendered ones; the *valid* split is never seen here.
 Resumable and seeded like the classifier's trainer.
@@ -27,7 +29,7 @@ from datasets.crops import CropSet, crops_from_photos
 from datasets.readers import held_out_sources, read_yolo
 from datasets import synthetic
 from datasets.synthetic import single_tiles
-from scoring.tiles import FLOWERS, SEASONS
+from scoring.tiles import CODES, FLOWERS, SEASONS
 from vision.labels import CLASS_INDEX
 from vision.preprocess import to_tensor
 
@@ -36,14 +38,16 @@ from .net import TileNet
 from .train import MEAN, STD, Views, _cached, export_onnx, fit, holdout_batches, initial_weights
 
 BONUS = tuple(FLOWERS + SEASONS)
+OTHER = "other"  # the ninth output of a reader trained with --other: any tile but a flower or season
+OTHER_SHARE = 0.2  # of the training views
 SIZE = 128  # network input
 CONTEXT = 200  # context crops: the box's longer side is CONTEXT / 1.6 = 125 pixels
 
 
 def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozenset[str], synthetic_per_code: int,
-               extra_art: bool = False, glyphs: float = 0.0):
-    """Training crops of flowers and seasons (photos and renders, cached in ``work``) and the
-    held-out records."""
+               extra_art: bool = False, glyphs: float = 0.0, other: int = 0):
+    """Training crops of flowers and seasons (photos and renders, cached in ``work``; ``other``:
+    that many crops of other tiles from photos drawn at random) and the held-out records."""
     os.makedirs(work, exist_ok=True)
     recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "train")
     held = held_out_sources(recs, holdout, seed)
@@ -57,6 +61,20 @@ def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozen
         parts.append(_cached(os.path.join(work, f"bonus-synthetic-{synthetic_per_code}-{seed}-v{synthetic.VERSION}{art}.npz"),
                              lambda: single_tiles(list(BONUS), synthetic_per_code, seed=seed + 2000, context=CONTEXT,
                                                   height=(90, 220), extra_art=extra_art, glyphs=glyphs)))
+    if other:
+        rnd = np.random.default_rng(seed + 4000)
+        order = rnd.permutation(len(train_recs))
+        picked, n = [], 0
+        for i in order:  # whole photos at random until there are enough tiles
+            picked.append(train_recs[int(i)])
+            n += sum(b.code not in BONUS for b in train_recs[int(i)].boxes)
+            if n >= other:
+                break
+        rest = [c for c in CLASS_INDEX if c not in BONUS and c in CODES]
+        crops = _cached(os.path.join(work, f"bonus-other-{other}-{seed}-{holdout}-{len(mirrored)}-{CONTEXT}.npz"),
+                        lambda: crops_from_photos(picked, negatives_per_tile=0, seed=seed, mirrored=mirrored,
+                                                  codes=rest, context=CONTEXT))
+        parts.append(crops.subset(np.sort(rnd.permutation(len(crops))[:other])))
     return CropSet.concat(parts), [r for r in recs if r.source in held]
 
 
@@ -85,6 +103,8 @@ def main(argv=None) -> None:
     ap.add_argument("--extra-art", action="store_true", help="render from GNOME Mahjongg's themes too")
     ap.add_argument("--glyphs", type=float, default=0.0, metavar="SHARE",
                     help="that share of the rendered tiles drawn as name character and numeral in a Chinese font")
+    ap.add_argument("--other", type=int, default=0, metavar="N",
+                    help="a ninth output, 'other', trained on N crops of the photos' other tiles")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", help="start the layers before the last from these weights (e.g. the tile "
                     "classifier's .best state dict, or a checkpoint of this trainer)")
@@ -93,21 +113,32 @@ def main(argv=None) -> None:
     torch.set_num_threads(a.threads)
     mirrored = frozenset(open(a.mirrored).read().split()) if a.mirrored else frozenset()
     t0 = time.time()
-    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, mirrored, a.synthetic, a.extra_art, a.glyphs)
-    label_map = {CLASS_INDEX[c]: i for i, c in enumerate(BONUS)}
+    train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, mirrored, a.synthetic, a.extra_art, a.glyphs,
+                                  a.other)
+    outputs = BONUS + ((OTHER,) if a.other else ())
+    label_map = {CLASS_INDEX[c]: outputs.index(c if c in BONUS else OTHER) for c in CLASS_INDEX
+                 if c in BONUS or (a.other and c in CODES)}
     # every flower and season of the held-out photos, all copies
     hx, hy = holdout_batches(hold_recs, None, mirrored, codes=BONUS, size=SIZE)
     hy = np.array([label_map[int(y)] for y in hy])
+    if a.other:  # and the other tiles of one copy of each held-out source
+        ox, oy = holdout_batches(hold_recs, 1, mirrored, codes=[c for c in CODES if c not in BONUS], size=SIZE)
+        oy = np.array([label_map[int(y)] for y in oy])
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     ys = np.array([label_map[int(v)] for v in train.labels])
-    weights = 1.0 / np.bincount(ys, minlength=len(BONUS))[ys]
-    # photos and renders drawn equally often
+    weights = 1.0 / np.bincount(ys, minlength=len(outputs))[ys]
+    # photos and renders of flowers and seasons drawn equally often; other tiles OTHER_SHARE of the views
     real = np.array([not g.startswith("synthetic-") for g in train.groups])
-    weights = weights * np.where(real, 0.5 / max(1e-9, (weights * real).sum()), 0.5 / max(1e-9, (weights * ~real).sum()))
+    rest = ys == len(BONUS)
+    share = 1 - OTHER_SHARE if a.other else 1.0
+    weights = weights * np.where(real & ~rest, 0.5 * share / max(1e-9, (weights * (real & ~rest)).sum()),
+                                 0.5 * share / max(1e-9, (weights * ~real).sum()))
+    if a.other:
+        weights[rest] = OTHER_SHARE / rest.sum()
     sampler = torch.utils.data.WeightedRandomSampler(weights, num_samples=a.samples, replacement=True)
     ds = Views(train, a.seed, out=SIZE, label_map=label_map)
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
-    model = TileNet(len(BONUS))
+    model = TileNet(len(outputs))
     if a.init:
         state = {k: v for k, v in initial_weights(a.init, model, ds).items() if not k.startswith("head.")}
         model.load_state_dict(state, strict=False)
@@ -118,12 +149,19 @@ def main(argv=None) -> None:
         run["extra_art"] = True
     if a.glyphs:
         run["glyphs"] = a.glyphs
-    best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, hx, hy))
-    meta = {"classes": list(BONUS), "input_size": SIZE, "mean": list(MEAN), "std": list(STD),
+    if a.other:
+        run["other"] = a.other
+
+    def score(m):  # with a ninth output: the flowers and seasons count twice as much as the other tiles
+        return accuracy(m, hx, hy) if not a.other else (2 * accuracy(m, hx, hy) + accuracy(m, ox, oy)) / 3
+
+    best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, score)
+    meta = {"classes": list(outputs), "input_size": SIZE, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4), "role": "bonus reader",
             "trained_on": "flowers and seasons of roboflow-hk-chinese train (minus held-out sources)"
                           + (" + rendered flowers and seasons" if a.synthetic else "")
-                          + (f" ({a.glyphs:g} of them as characters in Chinese fonts)" if a.synthetic and a.glyphs else ""),
+                          + (f" ({a.glyphs:g} of them as characters in Chinese fonts)" if a.synthetic and a.glyphs else "")
+                          + (f" + {a.other} other tiles of the photos (output 'other')" if a.other else ""),
             "epochs": a.epochs, "seed": a.seed, "mirrored_flipped_back": len(mirrored),
             "fine_tuned_from": os.path.basename(a.init) if a.init else ""}
     export_onnx(model, a.out, meta, SIZE)

@@ -161,3 +161,47 @@ def test_exif_orientation_is_applied(tmp_path):
     p = tmp_path / "rot.jpg"
     img.save(p, exif=exif)
     assert load_image(str(p)).shape == (40, 20, 3)
+
+
+class _Reader:
+    """A bonus reader with an ``other`` output that reads every tile the same way."""
+
+    def __init__(self, q):
+        self.classes = tuple(FLOWERS + SEASONS) + ("other",)
+        self.q = np.asarray(q, np.float32)
+        self.session = None
+        self.seen = 0
+
+    def crops(self, image, boxes):
+        return list(boxes)
+
+    def probabilities(self, crops):
+        self.seen += len(crops)
+        return np.tile(self.q, (len(crops), 1))
+
+
+@pytest.mark.parametrize("other", [0.0, 0.3, 0.9])
+def test_a_reader_with_an_other_output_has_its_say_on_the_bonus_share(other):
+    alone = TileClassifier(bonus=None)
+    bonus = [CLASSES.index(c) for c in FLOWERS + SEASONS]
+    rest = [i for i in range(len(CLASSES)) if i not in bonus]
+    q = np.array([0.5, 0.2, 0.1, 0.1, 0.05, 0.05, 0.0, 0.0]) * (1 - other)
+    reader = _Reader(list(q) + [other])
+    both = TileClassifier(bonus=reader)
+    looked = 0
+    for path in CROPS:
+        image = load_image(path)
+        h, w = image.shape[:2]
+        p, r = alone.box_probabilities(image, [(0, 0, w, h)])[0], both.box_probabilities(image, [(0, 0, w, h)])[0]
+        np.testing.assert_allclose(r.sum(), 1.0, atol=1e-5)
+        mass = p[bonus].sum()
+        if mass < BONUS_MIN_MASS:
+            np.testing.assert_allclose(r, p, atol=1e-6)
+            continue
+        looked += 1
+        share = (mass + 1 - other) / 2  # the mean of the two says
+        np.testing.assert_allclose(r[bonus].sum(), share, atol=5e-4)
+        np.testing.assert_allclose(r[bonus], share * q / q.sum(), atol=5e-4)  # shared out as the reader reads
+        if mass < 1 - 1e-4:  # the other classes keep their proportions
+            np.testing.assert_allclose(r[rest], p[rest] * (1 - share) / (1 - mass), atol=5e-4)
+    assert looked >= 4 and reader.seen == looked

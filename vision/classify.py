@@ -21,6 +21,7 @@ DEFAULT_MODEL = os.path.join(_MODELS, "tile_classifier.onnx")
 BONUS_MODEL = os.path.join(_MODELS, "bonus_reader.onnx")
 LOW_CONFIDENCE = 0.80  # below this a tile goes to a person to confirm
 BONUS_MIN_MASS = 0.2  # the bonus reader looks again at a tile the classifier gives this much bonus probability
+OTHER = "other"  # a bonus reader's output for "no flower or season" (readers trained with --other have it)
 
 
 @dataclass
@@ -102,18 +103,31 @@ class TileClassifier(OnnxStage):
 
     def box_probabilities(self, image: np.ndarray, boxes) -> np.ndarray:
         """Class probabilities (N, classes) of ``boxes`` of an RGB image. Where the classifier gives
-        flowers and seasons together at least ``BONUS_MIN_MASS``, that share is dealt out among
-        them as the bonus reader reads the tile; the other classes keep their probabilities."""
+        flowers and seasons together at least ``BONUS_MIN_MASS``, the bonus reader reads the tile
+        again: that share is dealt out among them as the reader reads the tile; the other classes
+        keep their probabilities. A reader with an ``other`` output also has its say on the share
+        itself: it becomes the mean of the classifier's share and the reader's (one less its
+        ``other``), and the other classes are scaled to the rest."""
         p = self.probabilities(self.crops(image, boxes))
         if self.bonus is None or not len(p):
             return p
         self.bonus.session  # noqa: B018  (loads the reader's labels)
-        idx = [self.classes.index(c) for c in self.bonus.classes]
+        names = [c for c in self.bonus.classes if c != OTHER]
+        idx = [self.classes.index(c) for c in names]
         mass = p[:, idx].sum(axis=1)
         look = np.nonzero(mass >= BONUS_MIN_MASS)[0]
         if len(look):
             q = self.bonus.probabilities(self.bonus.crops(image, [boxes[int(i)] for i in look]))
-            p[np.ix_(look, idx)] = mass[look, None] * q
+            share = mass[look]
+            if OTHER in self.bonus.classes:
+                o = q[:, self.bonus.classes.index(OTHER)]
+                q = q[:, [self.bonus.classes.index(c) for c in names]] / np.maximum(1 - o, 1e-6)[:, None]
+                share = (share + (1 - o)) / 2
+                rest = np.ones(p.shape[1], bool)
+                rest[idx] = False
+                p[np.ix_(look, rest)] *= ((1 - share) / np.maximum(1 - mass[look], 1e-6))[:, None]
+            p[np.ix_(look, idx)] = share[:, None] * q
+            p[look] /= p[look].sum(axis=1, keepdims=True)
         return p
 
     def labels(self, probs: np.ndarray) -> list[TileLabel]:
