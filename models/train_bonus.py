@@ -78,6 +78,21 @@ def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozen
     return CropSet.concat(parts), [r for r in recs if r.source in held]
 
 
+def sampling_weights(ys: np.ndarray, real: np.ndarray, outputs: int) -> np.ndarray:
+    """How often each training crop is drawn (summing to 1): flowers and seasons class-balanced,
+    photos (``real``) and renders each half of them; with a ninth output (``outputs`` 9) its
+    crops, the photos' other tiles, ``OTHER_SHARE`` of all draws and the bonus tiles the rest."""
+    weights = 1.0 / np.bincount(ys, minlength=outputs)[ys]
+    rest = ys == len(BONUS)
+    share = 1 - OTHER_SHARE if outputs > len(BONUS) else 1.0
+    photo, render = real & ~rest, ~real & ~rest
+    weights = weights * np.where(photo, 0.5 * share / max(1e-9, (weights * photo).sum()),
+                                 0.5 * share / max(1e-9, (weights * render).sum()))
+    if rest.any():
+        weights[rest] = OTHER_SHARE / rest.sum()
+    return weights
+
+
 def accuracy(model: nn.Module, xs: np.ndarray, ys: np.ndarray) -> float:
     """Share read right, each input read as it is and turned half round (as inference does)."""
     model.eval()
@@ -126,15 +141,7 @@ def main(argv=None) -> None:
         oy = np.array([label_map[int(y)] for y in oy])
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     ys = np.array([label_map[int(v)] for v in train.labels])
-    weights = 1.0 / np.bincount(ys, minlength=len(outputs))[ys]
-    # photos and renders of flowers and seasons drawn equally often; other tiles OTHER_SHARE of the views
-    real = np.array([not g.startswith("synthetic-") for g in train.groups])
-    rest = ys == len(BONUS)
-    share = 1 - OTHER_SHARE if a.other else 1.0
-    weights = weights * np.where(real & ~rest, 0.5 * share / max(1e-9, (weights * (real & ~rest)).sum()),
-                                 0.5 * share / max(1e-9, (weights * ~real).sum()))
-    if a.other:
-        weights[rest] = OTHER_SHARE / rest.sum()
+    weights = sampling_weights(ys, np.array([not g.startswith("synthetic-") for g in train.groups]), len(outputs))
     sampler = torch.utils.data.WeightedRandomSampler(weights, num_samples=a.samples, replacement=True)
     ds = Views(train, a.seed, out=SIZE, label_map=label_map)
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)

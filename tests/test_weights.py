@@ -61,3 +61,22 @@ def test_a_network_of_other_classes_keeps_its_own_last_layer():
     assert torch.equal(net.head[-1].weight, before)
     with pytest.raises(ValueError, match="convolutions"):
         weights_from_onnx("models/tile_classifier.onnx", torch.nn.Sequential(torch.nn.Linear(2, 2)), torch.randn(1, 2))
+
+
+def test_bonus_reader_draws_photos_renders_and_other_tiles_in_set_shares():
+    import numpy as np
+
+    from models.train_bonus import OTHER_SHARE, sampling_weights
+
+    # classes 0..7 the flowers and seasons, 8 the other tiles (photos only)
+    ys = np.array([0, 0, 0, 1, 5, 0, 1, 1, 1, 8, 8, 8, 8])
+    real = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1], bool)
+    w = sampling_weights(ys, real, 9)
+    assert abs(w.sum() - 1) < 1e-9
+    assert abs(w[ys == 8].sum() - OTHER_SHARE) < 1e-9
+    bonus_photos, renders = real & (ys < 8), ~real
+    assert abs(w[bonus_photos].sum() - w[renders].sum()) < 1e-9  # photos and renders half each
+    assert w[0] == w[1] == w[2] == w[3] and w[0] < w[4]  # the one crop of a rarer class drawn more often
+    # eight outputs: no other tiles, the photos and renders half each
+    w8 = sampling_weights(ys[:9], real[:9], 8)
+    assert abs(w8.sum() - 1) < 1e-9 and abs(w8[real[:9]].sum() - 0.5) < 1e-9
