@@ -72,7 +72,10 @@ def weights_from_onnx(path: str, model, calibration) -> dict:
                 raise ValueError(f"{path}: weights {w.shape} for a convolution of {tuple(conv.weight.shape)}")
             conv.weight.copy_(torch.from_numpy(np.array(w)))
             # first the identity: eval mode then computes the exported network exactly
-            bn.running_mean.zero_(), bn.running_var.fill_(1 - bn.eps), bn.weight.fill_(1), bn.bias.copy_(torch.from_numpy(np.array(b)))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1 - bn.eps)
+            bn.weight.fill_(1)
+            bn.bias.copy_(torch.from_numpy(np.array(b)))
         w, b = inits[gemm.input[1]], inits[gemm.input[2]]
         if not any(a.name == "transB" and a.i == 1 for a in gemm.attribute):
             w = w.T
@@ -88,6 +91,8 @@ def weights_from_onnx(path: str, model, calibration) -> dict:
             h.remove()
         for _, bn in pairs:
             m, v = stats[id(bn)]
-            bn.running_mean.copy_(m), bn.running_var.copy_(v)
-            bn.weight.copy_(torch.sqrt(v + bn.eps)), bn.bias.add_(m)
+            bn.running_mean.copy_(m)
+            bn.running_var.copy_(v)
+            bn.weight.copy_(torch.sqrt(v + bn.eps))
+            bn.bias.add_(m)
     return model.state_dict()
