@@ -40,6 +40,19 @@ def test_load_photo_full_size_follows_exif(tmp_path):
     assert (w, h) == (2000, 3000) and img.shape[:2] == (1000, 667)
 
 
+@pytest.mark.parametrize("mode", ["L", "P", "RGBA", "LA", "RGB", "I;16"])
+def test_load_photo_gives_writable_rgb_whatever_the_mode(tmp_path, mode):
+    from PIL import Image
+
+    p = tmp_path / "tile.png"
+    Image.new("RGB", (320, 240), (90, 160, 40)).convert(mode).save(p)
+    img, size = load_photo(str(p))
+    assert img.dtype == np.uint8 and img.shape == (240, 320, 3) and size == (320, 240)
+    img[0, 0] = 0  # the caller's own copy
+    if mode in ("RGB", "RGBA"):  # (a palette rounds the colour)
+        assert tuple(img[5, 5]) == (90, 160, 40)
+
+
 def test_orientations_are_relative_to_the_hand():
     standing = [(0, 0, 30, 40), (30, 0, 60, 40), (60, 10, 100, 40)]
     assert orientations(standing, ["1m", "2m", "3m"]) == (["upright", "upright", "sideways"], False)

@@ -68,12 +68,15 @@ def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tupl
                     raise ImageError(f"{path}: {w}x{h} is over the 200 MP limit", "too-large")
                 if w * h < MIN_PIXELS:
                     raise ImageError(f"{path}: {w}x{h} is too small to hold a tile", "too-small")
-                turned = im.getexif().get(0x0112, 1) in (5, 6, 7, 8)
+                orientation = im.getexif().get(0x0112, 1)
+                turned = orientation in (5, 6, 7, 8)
                 if max_side and max(w, h) > max_side and im.format == "JPEG":
                     s = max_side / max(w, h)
                     im.draft("RGB", (math.ceil(w * s), math.ceil(h * s)))
-                im = ImageOps.exif_transpose(im)
-                im = im.convert("RGB")
+                if orientation != 1:  # (as it is, exif_transpose would only copy the picture)
+                    im = ImageOps.exif_transpose(im)
+                if im.mode != "RGB":
+                    im = im.convert("RGB")
                 arr = np.asarray(im)
     except ImageError:
         raise
