@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .preprocess import shrink
+from .preprocess import shrink, to_tensor
 from .session import ModelError, OnnxStage
 
 DEFAULT_DETECTOR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models",
@@ -139,9 +139,7 @@ class LearnedProposer(OnnxStage):
         the model's input side), and the scale used."""
         sess = self.session
         x, s = letterbox_photo(image, side or self.side)
-        t = (x.astype(np.float32) / 255.0 - np.asarray(self.meta["mean"], np.float32)) / \
-            np.asarray(self.meta["std"], np.float32)
-        t = np.ascontiguousarray(t.transpose(2, 0, 1)[None])
+        t = to_tensor(x[None], self.meta["mean"], self.meta["std"])
         heat, size, offset = sess.run(None, {sess.get_inputs()[0].name: t})
         return heat[0, 0], size[0], offset[0], s
 
@@ -228,8 +226,7 @@ def refine_window(image: np.ndarray, box, size: int, context: float = 2.0) -> tu
 def window_input(win: np.ndarray, mean, std) -> np.ndarray:
     """A refiner window as the network takes it: (x/255 - mean) / std, channels first. Training
     (``models/refiner.py``) and :class:`BoxRefiner` both cut their inputs with this."""
-    x = (win.astype(np.float32) / 255.0 - np.asarray(mean, np.float32)) / np.asarray(std, np.float32)
-    return np.ascontiguousarray(x.transpose(2, 0, 1))
+    return to_tensor(win[None], mean, std)[0]
 
 
 DEFAULT_REFINER = os.path.join(os.path.dirname(DEFAULT_DETECTOR), "box_refiner.onnx")
