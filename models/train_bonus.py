@@ -6,11 +6,12 @@ for a flower or season.
 The tile classifier reads 64-pixel crops; the numerals and plants that tell ``F1``…``F4`` and
 ``S1``…``S4`` apart are a few pixels there. This network (the same design, 8 outputs) reads the
 same tile at ``SIZE`` pixels and only shares out, among the eight bonus tiles, the probability the
-classifier gives to bonus tiles as a whole (:mod:`vision.classify`). With ``--other N`` it has a
-ninth output, ``other``, trained on N crops of the photos' other tiles: its own say on whether the
-tile is a flower or season at all, which the classification stage weighs with the classifier's. Trained on the flowers and
+classifier gives to bonus tiles as a whole (:mod:`vision.classify`). Trained on the flowers and
 seasons of the Roboflow *train* photos (the held-out sources of :mod:`models.train` left out and
-used to choose the epoch) and on rendered ones; the *valid* split is never seen here.
+used to choose the epoch) and on rendered ones; the *valid* split is never seen here. With
+``--other N`` it has a ninth output, ``other``, trained on N crops of the photos' other tiles:
+its own say on whether the tile is a flower or season at all, which the classification stage
+weighs with the classifier's (tried, not shipped: see the card).
 Resumable and seeded like the classifier's trainer.
 """
 
@@ -34,7 +35,6 @@ from vision.labels import CLASS_INDEX
 from vision.preprocess import to_tensor
 
 from .net import TileNet
-
 from .train import MEAN, STD, Views, _cached, export_onnx, fit, holdout_batches, initial_weights
 
 BONUS = tuple(FLOWERS + SEASONS)
@@ -122,7 +122,7 @@ def main(argv=None) -> None:
                     help="a ninth output, 'other', trained on N crops of the photos' other tiles")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", help="start the layers before the last from these weights (e.g. the tile "
-                    "classifier's .best state dict, or a checkpoint of this trainer)")
+                    "classifier's .best state dict or ONNX file, or a checkpoint of this trainer)")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
