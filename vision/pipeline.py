@@ -435,7 +435,7 @@ class Recognizer:
         full_w, full_h = full_size or (w0, h0)
         factors, surely = stretches(image) if self.unstretch else ([], False)
         best = None if surely else self._read_as_is(image, full_w, full_h, path)
-        sure = -1.0 if best is None else _sureness(best, self.low_confidence)
+        sure = _sureness(best, self.low_confidence) if best is not None and factors else -1.0
         h, w = image.shape[:2]
         for fx, fy in factors:
             squeezed = cv2.resize(image, (round(w / fx), round(h / fy)), interpolation=cv2.INTER_AREA)
