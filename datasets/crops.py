@@ -158,7 +158,7 @@ def drop_tile_like_negatives(crops: CropSet, value: int = 165, saturation: int =
     mostly unlabelled tiles in the background (wall tiles, bodies), and taught the model that a
     blank white face (a white dragon) is not a tile."""
     neg = CLASS_INDEX[NOT_A_TILE]
-    c = CONTEXT
+    c = crops.images.shape[1]
     mid = crops.images[:, c // 3: 2 * c // 3, c // 3: 2 * c // 3]
     hsv = np.stack([cv2.cvtColor(m, cv2.COLOR_RGB2HSV) for m in mid]) if len(mid) else mid
     tile_like = (hsv[..., 2].mean(axis=(1, 2)) > value) & (hsv[..., 1].mean(axis=(1, 2)) < saturation)
@@ -166,15 +166,15 @@ def drop_tile_like_negatives(crops: CropSet, value: int = 165, saturation: int =
     return crops.subset(np.nonzero(keep)[0])
 
 
-def crops_from_tile_images(items: list[tuple[str, str]], group: str = "") -> CropSet:
-    """Context crops of single-tile pictures (the tile fills the picture)."""
+def crops_from_tile_images(items: list[tuple[str, str]], group: str = "", context: int = CONTEXT) -> CropSet:
+    """Context crops (``context`` pixels square) of single-tile pictures (the tile fills the picture)."""
     imgs, labels, sizes, groups = [], [], [], []
     for path, code in items:
         image = load_rgb(path)
         h, w = image.shape[:2]
-        c, s = context_crop(image, (0, 0, w, h))
+        c, s = context_crop(image, (0, 0, w, h), context)
         imgs.append(c), labels.append(CLASS_INDEX[code]), sizes.append(s), groups.append(group or path)
-    return pack(imgs, labels, sizes, groups)
+    return pack(imgs, labels, sizes, groups, context)
 
 
 def pack(imgs, labels, sizes, groups, context: int = CONTEXT) -> CropSet:

@@ -21,7 +21,7 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 from datasets.augment import view
-from datasets.crops import (CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives,
+from datasets.crops import (CONTEXT, CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives,
                             load_oriented)
 from datasets.readers import held_out_sources, read_crop_csv, read_yolo
 from datasets import synthetic
@@ -65,8 +65,9 @@ def _cached(path: str, make) -> CropSet:
 
 def build_data(data: str, work: str, holdout: float, seed: int, without: set[str], mirrored: set[str],
                bonus_extra: int = 0, extra_art: bool = False, glyphs: float = 0.0, glyph_extra: int = 0,
-               riichi_art: bool = False):
-    """Crop sets (cached in ``work``): train, held-out photos (records), and their sources."""
+               riichi_art: bool = False, context: int = CONTEXT):
+    """Crop sets (cached in ``work``; context crops ``context`` pixels square): train, held-out
+    photos (records), and their sources."""
     os.makedirs(work, exist_ok=True)
     rf = os.path.join(data, "roboflow-hk-chinese")
     recs = read_yolo(rf, "train")
@@ -75,29 +76,31 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
     hold_recs = [r for r in recs if r.source in held]
     # one copy per held-out source is enough to choose epochs; prefer copies that were not rotated
     parts = []
-    rf_crops = _cached(os.path.join(work, f"rf-train-{seed}-{holdout}-{len(mirrored)}.npz"),
-                       lambda: crops_from_photos(train_recs, seed=seed, mirrored=frozenset(mirrored)))
+    cx = f"-c{context}" if context != CONTEXT else ""  # (cache names of the usual context as they were)
+    rf_crops = _cached(os.path.join(work, f"rf-train-{seed}-{holdout}-{len(mirrored)}{cx}.npz"),
+                       lambda: crops_from_photos(train_recs, seed=seed, mirrored=frozenset(mirrored), context=context))
     parts.append(drop_tile_like_negatives(rf_crops))
     if "camerash" not in without:
         cam = os.path.join(data, "camerash-tiles")
-        parts.append(_cached(os.path.join(work, "camerash.npz"),
-                             lambda: crops_from_tile_images(read_crop_csv(cam), group="camerash")))
+        parts.append(_cached(os.path.join(work, f"camerash{cx}.npz"),
+                             lambda: crops_from_tile_images(read_crop_csv(cam), group="camerash", context=context)))
     if "synthetic" not in without:
         art = ("-gnome" if extra_art else "") + ("-riichi" if riichi_art else "")
-        parts.append(_cached(os.path.join(work, f"synthetic-{seed}-v{synthetic.VERSION}{art}.npz"),
+        parts.append(_cached(os.path.join(work, f"synthetic-{seed}-v{synthetic.VERSION}{art}{cx}.npz"),
                              lambda: single_tiles(list(CODES), per_code=40, seed=seed, backs=900, extra_art=extra_art,
-                                                  riichi_art=riichi_art)))
+                                                  riichi_art=riichi_art, context=context)))
         if bonus_extra:  # flowers and seasons are rare in the photos
             g = f"-glyphs{glyphs:g}" if glyphs else ""
-            parts.append(_cached(os.path.join(work, f"synthetic-bonus-{bonus_extra}-{seed}-v{synthetic.VERSION}{g}.npz"),
+            parts.append(_cached(os.path.join(work, f"synthetic-bonus-{bonus_extra}-{seed}-v{synthetic.VERSION}{g}{cx}.npz"),
                                  lambda: single_tiles(list(FLOWERS + SEASONS), per_code=bonus_extra, seed=seed + 1000,
-                                                      glyphs=glyphs)))
+                                                      glyphs=glyphs, context=context)))
         if glyph_extra:  # tiles written in characters, as sets never seen may write them
             from datasets.bonus_glyphs import glyph_drawable
 
             drawable = [c for c in CODES if glyph_drawable(c)]
-            parts.append(_cached(os.path.join(work, f"synthetic-glyphs-{glyph_extra}-{seed}-v{synthetic.VERSION}.npz"),
-                                 lambda: single_tiles(drawable, per_code=glyph_extra, seed=seed + 3000, glyphs=1.0)))
+            parts.append(_cached(os.path.join(work, f"synthetic-glyphs-{glyph_extra}-{seed}-v{synthetic.VERSION}{cx}.npz"),
+                                 lambda: single_tiles(drawable, per_code=glyph_extra, seed=seed + 3000, glyphs=1.0,
+                                                      context=context)))
     return CropSet.concat(parts), hold_recs
 
 
@@ -221,6 +224,10 @@ def main(argv=None) -> None:
     ap.add_argument("--init",
                     help="start from these weights (a .best state dict, a resumable .pt checkpoint or an exported .onnx "
                          "model such as the shipped one): a fine-tune")
+    ap.add_argument("--size", type=int, default=INPUT_SIZE, help="the network's input side (pixels)")
+    ap.add_argument("--context", type=int, default=CONTEXT,
+                    help="side of the context crops views are cut from (the tile's long side is 1/1.6 of it): "
+                         "at least 1.6 times --size keeps the tile at full detail")
     ap.add_argument("--negative-weight", type=float, default=1.0,
                     help="scale how often not-a-tile crops are drawn (it was over-predicted)")
     a = ap.parse_args(argv)
@@ -230,14 +237,14 @@ def main(argv=None) -> None:
     mirrored = set(open(a.mirrored).read().split()) if a.mirrored else set()
     t0 = time.time()
     train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, without, mirrored, a.bonus_extra, a.extra_art, a.glyphs,
-                                  a.glyph_extra, a.riichi_art)
-    hx, hy = holdout_batches(hold_recs, mirrored=frozenset(mirrored))
+                                  a.glyph_extra, a.riichi_art, a.context)
+    hx, hy = holdout_batches(hold_recs, mirrored=frozenset(mirrored), size=a.size)
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(np.float64)
     weights = (1.0 / np.maximum(counts, 1)) ** 0.5
     weights[CLASSES.index("not-a-tile")] *= a.negative_weight
     sampler = torch.utils.data.WeightedRandomSampler(weights[train.labels], num_samples=a.samples, replacement=True)
-    ds = Views(train, a.seed)
+    ds = Views(train, a.seed, out=a.size)
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(CLASSES))
     if a.init:
@@ -256,15 +263,17 @@ def main(argv=None) -> None:
         run["glyph_extra"] = a.glyph_extra
     if a.riichi_art:
         run["riichi_art"] = True
+    if (a.size, a.context) != (INPUT_SIZE, CONTEXT):
+        run["size"], run["context"] = a.size, a.context
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: evaluate(m, hx, hy))
-    meta = {"classes": list(CLASSES), "input_size": INPUT_SIZE, "mean": list(MEAN), "std": list(STD),
+    meta = {"classes": list(CLASSES), "input_size": a.size, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4),
             "trained_on": "roboflow-hk-chinese train (minus held-out sources)"
                           + ("" if "camerash" in without else " + camerash-tiles")
                           + ("" if "synthetic" in without else " + synthetic font tiles and backs"),
             "epochs": a.epochs, "seed": a.seed, "mirrored_flipped_back": len(mirrored),
             "fine_tuned_from": os.path.basename(a.init) if a.init else ""}
-    export_onnx(model, a.out, meta)
+    export_onnx(model, a.out, meta, a.size)
     print(f"wrote {a.out} (held-out accuracy {best:.4f})", flush=True)
 
 
