@@ -22,6 +22,7 @@ Fonts (training only; nothing is stored in the repository): Debian ``fonts-noto-
 
 from __future__ import annotations
 
+import functools
 import os
 
 import cv2
@@ -48,9 +49,11 @@ _BLOSSOMS = [(210, 40, 60), (230, 110, 150), (240, 150, 40), (230, 200, 50), (12
 _GREENS = [(30, 120, 50), (60, 150, 60), (20, 90, 60), (90, 140, 40)]
 
 
-def cjk_fonts() -> list[str]:
-    """The Chinese fonts installed (empty where none is: the renders are then not made)."""
-    return [p for p in CJK_FONTS if os.path.exists(p)]
+@functools.lru_cache(maxsize=1)
+def cjk_fonts() -> tuple[str, ...]:
+    """The Chinese fonts installed (empty where none is: the renders are then not made); looked up
+    once, as every face drawn asks."""
+    return tuple(p for p in CJK_FONTS if os.path.exists(p))
 
 
 def _pick(rng: np.random.Generator, seq):
@@ -141,7 +144,7 @@ def glyph_bonus_face(code: str, rng: np.random.Generator, font: str, height: int
     name = SIMPLIFIED.get(code, NAMES[code]) if rng.random() < 0.1 else NAMES[code]
     n = int(code[1])
     numeral = _pick(rng, NUMERALS)[n - 1] if rng.random() < 0.9 else ""
-    numeral_font = font if rng.random() < 0.7 else _pick(rng, cjk_fonts() or [font])
+    numeral_font = font if rng.random() < 0.7 else _pick(rng, cjk_fonts() or (font,))
     layout = rng.choice(["corner", "top", "alone", "stack"], p=[0.5, 0.2, 0.15, 0.15])
     m = int(height * 0.05)
     name_ink, num_ink = _pick(rng, _INKS), _pick(rng, _INKS)
@@ -240,6 +243,6 @@ def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160
                y + top.shape[0] + gap)
         index = str(n)
     if index and rng.random() < 0.4:
-        small = _glyph_mask(index, _pick(rng, cjk_fonts() or [font]), int(height * rng.uniform(0.1, 0.15)))
+        small = _glyph_mask(index, _pick(rng, cjk_fonts() or (font,)), int(height * rng.uniform(0.1, 0.15)))
         _stamp(face, small, _pick(rng, _INKS), _pick(rng, [m // 2, w - m // 2 - small.shape[1]]), m // 2)
     return np.clip(face, 0, 255).astype(np.uint8)

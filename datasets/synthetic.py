@@ -67,6 +67,35 @@ ART_CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/
 _art: dict[str, dict[str, np.ndarray]] | None = None
 
 
+def kde_sets(cache: str, names, missing: str = "") -> dict[str, dict[str, np.ndarray]]:
+    """``{set: {code: RGBA face}}`` of the KDE sets ``names`` that have all 42 faces, rendered into
+    ``cache`` by ``datasets/kde_faces.py`` under the system Python when first asked for (where that
+    fails, a line on stderr says why, then ``missing``: what is done without them)."""
+    import subprocess
+    import sys
+
+    from PIL import Image
+
+    if not all(os.path.isdir(os.path.join(cache, n)) for n in names):
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kde_faces.py")
+        try:
+            subprocess.run(["/usr/bin/python3", script, cache, "--sets", ",".join(names)],
+                           check=True, capture_output=True, timeout=300)
+        except (OSError, subprocess.SubprocessError) as e:
+            lines = (getattr(e, "stderr", None) or b"").decode(errors="replace").strip().splitlines()
+            print(f"no KDE tile art ({lines[-1] if lines else e})" + (f": {missing}" if missing else ""),
+                  file=sys.stderr)
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for name in names:
+        folder = os.path.join(cache, name)
+        if os.path.isdir(folder):
+            faces = {f[:-4]: np.array(Image.open(os.path.join(folder, f)).convert("RGBA"))
+                     for f in os.listdir(folder) if f.endswith(".png")}
+            if len(faces) == len(CLASS_INDEX) - 2:  # all 42 tiles
+                out[name] = faces
+    return out
+
+
 def art_faces(cache: str = ART_CACHE, extra: bool = False, riichi: bool = False) -> dict[str, dict[str, np.ndarray]]:
     """Tile faces (RGBA arrays) of each installed KDE set (and with ``extra`` each GNOME theme, with
     ``riichi`` FluffyStuff's riichi tiles, :mod:`datasets.riichi_faces`: 34 tiles, no flowers or
@@ -85,28 +114,7 @@ def art_faces(cache: str = ART_CACHE, extra: bool = False, riichi: bool = False)
         return {**art_faces(cache), **gnome_faces(os.path.join(cache, "gnome"))}
     if _art is not None and cache == ART_CACHE:
         return _art
-    import subprocess
-    import sys
-
-    from PIL import Image
-
-    if not all(os.path.isdir(os.path.join(cache, n)) for n in ART_SETS):
-        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kde_faces.py")
-        try:
-            subprocess.run(["/usr/bin/python3", script, cache, "--sets", ",".join(ART_SETS)],
-                           check=True, capture_output=True, timeout=300)
-        except (OSError, subprocess.SubprocessError) as e:
-            lines = (getattr(e, "stderr", None) or b"").decode(errors="replace").strip().splitlines()
-            print(f"no KDE tile art ({lines[-1] if lines else e}): synthetic tiles are drawn from fonts only",
-                  file=sys.stderr)
-    out: dict[str, dict[str, np.ndarray]] = {}
-    for name in ART_SETS:
-        folder = os.path.join(cache, name)
-        if os.path.isdir(folder):
-            faces = {f[:-4]: np.array(Image.open(os.path.join(folder, f)).convert("RGBA"))
-                     for f in os.listdir(folder) if f.endswith(".png")}
-            if len(faces) == len(CLASS_INDEX) - 2:  # all 42 tiles
-                out[name] = faces
+    out = kde_sets(cache, ART_SETS, "synthetic tiles are drawn from fonts only")
     if cache == ART_CACHE:
         _art = out
     return out

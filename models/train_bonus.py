@@ -39,6 +39,7 @@ from .train import MEAN, STD, Views, _cached, export_onnx, fit, holdout_batches,
 
 BONUS = tuple(FLOWERS + SEASONS)
 OTHER = "other"  # the ninth output of a reader trained with --other: any tile but a flower or season
+OTHER_CODES = tuple(c for c in CODES if c not in BONUS)
 OTHER_SHARE = 0.2  # of the training views
 SIZE = 128  # network input
 CONTEXT = 200  # context crops: the box's longer side is CONTEXT / 1.6 = 125 pixels
@@ -67,13 +68,12 @@ def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozen
         picked, n = [], 0
         for i in order:  # whole photos at random until there are enough tiles
             picked.append(train_recs[int(i)])
-            n += sum(b.code not in BONUS for b in train_recs[int(i)].boxes)
+            n += sum(b.code in OTHER_CODES for b in train_recs[int(i)].boxes)
             if n >= other:
                 break
-        rest = [c for c in CLASS_INDEX if c not in BONUS and c in CODES]
         crops = _cached(os.path.join(work, f"bonus-other-{other}-{seed}-{holdout}-{len(mirrored)}-{CONTEXT}.npz"),
                         lambda: crops_from_photos(picked, negatives_per_tile=0, seed=seed, mirrored=mirrored,
-                                                  codes=rest, context=CONTEXT))
+                                                  codes=OTHER_CODES, context=CONTEXT))
         parts.append(crops.subset(np.sort(rnd.permutation(len(crops))[:other])))
     return CropSet.concat(parts), [r for r in recs if r.source in held]
 
@@ -131,13 +131,13 @@ def main(argv=None) -> None:
     train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, mirrored, a.synthetic, a.extra_art, a.glyphs,
                                   a.other)
     outputs = BONUS + ((OTHER,) if a.other else ())
-    label_map = {CLASS_INDEX[c]: outputs.index(c if c in BONUS else OTHER) for c in CLASS_INDEX
-                 if c in BONUS or (a.other and c in CODES)}
+    label_map = {CLASS_INDEX[c]: outputs.index(c if c in BONUS else OTHER)
+                 for c in BONUS + (OTHER_CODES if a.other else ())}
     # every flower and season of the held-out photos, all copies
     hx, hy = holdout_batches(hold_recs, None, mirrored, codes=BONUS, size=SIZE)
     hy = np.array([label_map[int(y)] for y in hy])
     if a.other:  # and the other tiles of one copy of each held-out source
-        ox, oy = holdout_batches(hold_recs, 1, mirrored, codes=[c for c in CODES if c not in BONUS], size=SIZE)
+        ox, oy = holdout_batches(hold_recs, 1, mirrored, codes=OTHER_CODES, size=SIZE)
         oy = np.array([label_map[int(y)] for y in oy])
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     ys = np.array([label_map[int(v)] for v in train.labels])

@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 from collections import Counter
 
 import cv2
 import numpy as np
 
 from datasets.gnome_faces import gnome_faces
-from datasets.synthetic import ART_CACHE, _body, _paste, art_face, table_background
+from datasets.synthetic import ART_CACHE, _body, _paste, art_face, kde_sets, table_background
 from scoring.tiles import CODES, FLOWERS, SEASONS
 from vision.classify import TileClassifier
 
@@ -37,15 +36,9 @@ JADE_FACE = (40, 130, 90)
 def unseen_faces(cache: str = os.path.join(ART_CACHE, "unseen"),
                  codes: tuple[str, ...] = BONUS) -> dict[str, dict[str, np.ndarray]]:
     """``{set: {code: RGBA face}}`` of the tiles ``codes`` of the sets named above that are installed."""
-    from PIL import Image
-
     out: dict[str, dict[str, np.ndarray]] = {}
-    jade = os.path.join(cache, "jade")
-    if not os.path.isdir(jade):
-        script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "datasets", "kde_faces.py")
-        subprocess.run(["/usr/bin/python3", script, cache, "--sets", "jade"], check=False, capture_output=True)
-    if all(os.path.exists(os.path.join(jade, c + ".png")) for c in codes):
-        out["jade"] = {c: np.array(Image.open(os.path.join(jade, c + ".png")).convert("RGBA")) for c in codes}
+    for name, faces in kde_sets(cache, ("jade",)).items():
+        out[name] = {c: faces[c] for c in codes}
     for theme, faces in gnome_faces(os.path.join(ART_CACHE, "gnome")).items():
         if all(c in faces for c in codes):
             out[theme] = {c: faces[c] for c in codes}
