@@ -1,0 +1,55 @@
+"""models.ensemble: classifiers joined into one ONNX file answer their mean probability."""
+
+import json
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from models.ensemble import join  # noqa: E402
+from vision.classify import TileClassifier  # noqa: E402
+
+
+def tiny(path, weights, classes=("a", "b", "c"), size=4, mean=(0.5, 0.5, 0.5)):
+    """A classifier of a flattened input times ``weights`` (opset 17, the classifier's metadata)."""
+    w = numpy_helper.from_array(weights.astype(np.float32), "w")
+    shape = numpy_helper.from_array(np.array([0, -1], np.int64), "shape")
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["input", "shape"], ["flat"]), helper.make_node("MatMul", ["flat", "w"], ["logits"])],
+        "tiny", [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 3, size, size])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", len(classes)])], [w, shape])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    for k, v in {"classes": list(classes), "input_size": size, "mean": list(mean), "std": [0.25] * 3,
+                 "layout": "NCHW RGB", "trained_on": path.name}.items():
+        m.metadata_props.add(key=k, value=json.dumps(v))
+    onnx.save(m, str(path))
+    return str(path)
+
+
+def test_joined_model_answers_the_mean_probability(tmp_path):
+    rng = np.random.default_rng(3)
+    paths = [tiny(tmp_path / f"m{i}.onnx", rng.normal(0, 0.02, (48, 3))) for i in range(3)]
+    onnx.save(join(paths), str(tmp_path / "joined.onnx"))
+    crops = rng.integers(0, 256, (5, 4, 4, 3), dtype=np.uint8)
+    members = [TileClassifier(p, bonus=None, turned=False).probabilities(crops) for p in paths]
+    joined = TileClassifier(str(tmp_path / "joined.onnx"), bonus=None, turned=False)
+    p = joined.probabilities(crops)
+    assert joined.classes == ("a", "b", "c")
+    assert not np.allclose(members[0], members[1], atol=1e-3)  # the members disagree, so the mean is a test
+    np.testing.assert_allclose(p, np.mean(members, axis=0), atol=1e-6)
+    meta = {e.key: e.value for e in onnx.load(str(tmp_path / "joined.onnx")).metadata_props}
+    assert [m["trained_on"] for m in json.loads(meta["ensemble_of"])] == [json.dumps(f"m{i}.onnx") for i in range(3)]
+
+
+def test_members_must_agree_on_labels_and_input(tmp_path):
+    w = np.zeros((48, 3))
+    a = tiny(tmp_path / "a.onnx", w)
+    with pytest.raises(ValueError, match="classes"):
+        join([a, tiny(tmp_path / "b.onnx", w, classes=("a", "b", "d"))])
+    with pytest.raises(ValueError, match="mean"):
+        join([a, tiny(tmp_path / "c.onnx", w, mean=(0.4, 0.5, 0.5))])
+    with pytest.raises(ValueError, match="at least two"):
+        join([a])
