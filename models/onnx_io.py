@@ -38,7 +38,7 @@ def load_weights(path: str) -> dict:
     return state
 
 
-def weights_from_onnx(path: str, model, calibration) -> dict:
+def weights_from_onnx(path: str, model, calibration, member: int | None = None) -> dict:
     """A state dict for ``model`` (a network of Conv–BatchNorm pairs and a final Linear, as
     :class:`models.net.TileNet`) rebuilt from an exported ONNX file, so a shipped model can be
     fine-tuned when its training checkpoint is gone (the final layer only when ``model`` has as
@@ -49,7 +49,10 @@ def weights_from_onnx(path: str, model, calibration) -> dict:
     ``calibration`` batch (float tensor N×3×H×W, inputs as the network sees them): running mean
     ``m`` and variance ``v``, scale ``√(v + ε)``, shift ``m + b'``. In eval mode that is exactly
     ``W'x + b'``, and in training mode, where a batch's own statistics stand in for ``m`` and
-    ``v``, nearly so — the network starts where the shipped model is rather than from a shock."""
+    ``v``, nearly so — the network starts where the shipped model is rather than from a shock.
+
+    A file of several networks joined by :mod:`models.ensemble` gives the one numbered ``member``
+    (0, 1, …; its weights are those named ``m<member>/…``)."""
     import numpy as np
     import onnx
     import torch
@@ -58,8 +61,15 @@ def weights_from_onnx(path: str, model, calibration) -> dict:
 
     graph = onnx.load(path).graph
     inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    convs = [(inits[n.input[1]], inits[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
-    gemm = next(n for n in graph.node if n.op_type == "Gemm")
+    members = sorted({n.name.split("/", 1)[0] for n in graph.node if n.name.endswith("/softmax")})
+    if members and member is None:
+        raise ValueError(f"{path} joins {len(members)} networks (models.ensemble): say which member to take")
+    prefix = "" if member is None else f"m{member}/"
+    if prefix and f"m{member}" not in members:
+        raise ValueError(f"{path} has no member {member} (it has {len(members)})")
+    ours = [n for n in graph.node if n.input[1:2] and n.input[1].startswith(prefix)]
+    convs = [(inits[n.input[1]], inits[n.input[2]]) for n in ours if n.op_type == "Conv"]
+    gemm = next(n for n in ours if n.op_type == "Gemm")
     mods = list(model.modules())
     pairs = [(m, mods[i + 1]) for i, m in enumerate(mods[:-1])
              if isinstance(m, nn.Conv2d) and isinstance(mods[i + 1], nn.BatchNorm2d)]

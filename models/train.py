@@ -136,14 +136,15 @@ def evaluate(model: nn.Module, xs: np.ndarray, ys: np.ndarray) -> float:
     return correct / max(1, len(ys))
 
 
-def initial_weights(path: str, model: nn.Module, ds: Dataset, n: int = 512, seed: int = 0) -> dict:
+def initial_weights(path: str, model: nn.Module, ds: Dataset, n: int = 512, seed: int = 0,
+                    member: int | None = None) -> dict:
     """Weights to start a fine-tune from: a ``.best`` state dict or resumable checkpoint as saved,
-    or an exported ``.onnx`` model, its BatchNorms set from ``n`` of ``ds``'s views
-    (:func:`models.onnx_io.weights_from_onnx`)."""
+    or an exported ``.onnx`` model (of an ensemble file, network ``member``), its BatchNorms set
+    from ``n`` of ``ds``'s views (:func:`models.onnx_io.weights_from_onnx`)."""
     if not path.endswith(".onnx"):
         return load_weights(path)
     idx = np.random.default_rng(seed).choice(len(ds), size=min(n, len(ds)), replace=False)
-    return weights_from_onnx(path, model, torch.stack([ds[int(i)][0] for i in idx]))
+    return weights_from_onnx(path, model, torch.stack([ds[int(i)][0] for i in idx]), member)
 
 
 def export_onnx(model: nn.Module, path: str, meta: dict, size: int = INPUT_SIZE) -> None:
@@ -224,6 +225,9 @@ def main(argv=None) -> None:
     ap.add_argument("--init",
                     help="start from these weights (a .best state dict, a resumable .pt checkpoint or an exported .onnx "
                          "model such as the shipped one): a fine-tune")
+    ap.add_argument("--init-member", type=int, metavar="K",
+                    help="with --init of a file of several networks (models.ensemble, as the shipped classifier): "
+                         "start from network K (0: fine-tune 6, 1: run 12)")
     ap.add_argument("--size", type=int, default=INPUT_SIZE, help="the network's input side (pixels)")
     ap.add_argument("--context", type=int, default=CONTEXT,
                     help="side of the context crops views are cut from (the tile's long side is 1/1.6 of it): "
@@ -248,7 +252,7 @@ def main(argv=None) -> None:
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(CLASSES))
     if a.init:
-        model.load_state_dict(initial_weights(a.init, model, ds))
+        model.load_state_dict(initial_weights(a.init, model, ds, member=a.init_member))
     tag = "-".join(sorted(without)) or "all"
     ckpt = os.path.join(a.work, f"checkpoint-{a.seed}-{tag}{'-ft' if a.init else ''}"
                                 f"{'-nw%g' % a.negative_weight if a.negative_weight != 1 else ''}.pt")
@@ -263,6 +267,8 @@ def main(argv=None) -> None:
         run["glyph_extra"] = a.glyph_extra
     if a.riichi_art:
         run["riichi_art"] = True
+    if a.init_member is not None:
+        run["init_member"] = a.init_member
     if (a.size, a.context) != (INPUT_SIZE, CONTEXT):
         run["size"], run["context"] = a.size, a.context
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: evaluate(m, hx, hy))

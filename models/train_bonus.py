@@ -123,6 +123,7 @@ def main(argv=None) -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", help="start the layers before the last from these weights (e.g. the tile "
                     "classifier's .best state dict or ONNX file, or a checkpoint of this trainer)")
+    ap.add_argument("--init-member", type=int, metavar="K", help="as models.train's: network K of a joined --init file")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
@@ -147,7 +148,8 @@ def main(argv=None) -> None:
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(outputs))
     if a.init:
-        state = {k: v for k, v in initial_weights(a.init, model, ds).items() if not k.startswith("head.")}
+        state = initial_weights(a.init, model, ds, member=a.init_member)
+        state = {k: v for k, v in state.items() if not k.startswith("head.")}
         model.load_state_dict(state, strict=False)
     ckpt = os.path.join(a.work, f"bonus-checkpoint-{a.seed}.pt")
     run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,
@@ -158,6 +160,8 @@ def main(argv=None) -> None:
         run["glyphs"] = a.glyphs
     if a.other:
         run["other"] = a.other
+    if a.init_member is not None:
+        run["init_member"] = a.init_member
 
     def score(m):  # with a ninth output: the flowers and seasons count twice as much as the other tiles
         return accuracy(m, hx, hy) if not a.other else (2 * accuracy(m, hx, hy) + accuracy(m, ox, oy)) / 3

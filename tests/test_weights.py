@@ -19,8 +19,9 @@ def test_weights_from_a_state_dict_or_a_checkpoint(tmp_path):
         assert torch.equal(other.weight, net.weight) and torch.equal(other.bias, net.bias)
 
 
-def test_a_shipped_onnx_model_becomes_the_same_network_again():
-    pytest.importorskip("onnx")
+@pytest.mark.parametrize("member", [0, 1])
+def test_a_shipped_onnx_model_becomes_the_same_network_again(member):
+    onnx = pytest.importorskip("onnx")
     import numpy as np
     import onnxruntime as ort
 
@@ -30,11 +31,16 @@ def test_a_shipped_onnx_model_becomes_the_same_network_again():
     gen = torch.Generator().manual_seed(0)
     calibration, probe = torch.randn(32, 3, 64, 64, generator=gen), torch.randn(8, 3, 64, 64, generator=gen)
     net = TileNet(44)
-    state = weights_from_onnx("models/tile_classifier.onnx", net, calibration)
+    # the shipped classifier joins two networks (models.ensemble): each can be taken out again
+    with pytest.raises(ValueError, match="joins 2 networks"):
+        weights_from_onnx("models/tile_classifier.onnx", net, calibration)
+    state = weights_from_onnx("models/tile_classifier.onnx", net, calibration, member=member)
     fresh = TileNet(44)
     fresh.load_state_dict(state)
     fresh.eval()
-    session = ort.InferenceSession("models/tile_classifier.onnx")
+    joined = onnx.load("models/tile_classifier.onnx")  # the member's own logits made an output
+    joined.graph.output.insert(0, onnx.helper.make_tensor_value_info(f"m{member}/logits", onnx.TensorProto.FLOAT, None))
+    session = ort.InferenceSession(joined.SerializeToString())
     want = session.run(None, {session.get_inputs()[0].name: probe.numpy()})[0]
     with torch.no_grad():
         got = fresh(probe).numpy()
@@ -57,10 +63,10 @@ def test_a_network_of_other_classes_keeps_its_own_last_layer():
 
     net = TileNet(8)
     before = net.head[-1].weight.clone()
-    weights_from_onnx("models/tile_classifier.onnx", net, torch.randn(4, 3, 64, 64))
+    weights_from_onnx("models/tile_classifier.onnx", net, torch.randn(4, 3, 64, 64), member=0)
     assert torch.equal(net.head[-1].weight, before)
     with pytest.raises(ValueError, match="convolutions"):
-        weights_from_onnx("models/tile_classifier.onnx", torch.nn.Sequential(torch.nn.Linear(2, 2)), torch.randn(1, 2))
+        weights_from_onnx("models/tile_classifier.onnx", torch.nn.Sequential(torch.nn.Linear(2, 2)), torch.randn(1, 2), member=0)
 
 
 def test_bonus_reader_draws_photos_renders_and_other_tiles_in_set_shares():
