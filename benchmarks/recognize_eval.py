@@ -1,7 +1,7 @@
 """Photo-to-hand evaluation: mjcam and the peer (PyPI ``mahjong-detector``) on the same photos.
 
     pip install '.[bench]'
-    python benchmarks/recognize_eval.py --data ../shared/data [--limit N] [--timing 20] [--photos held-out] [--frame K]
+    python benchmarks/recognize_eval.py --data ../shared/data [--limit N] [--timing 20] [--photos held-out] [--frame K] [--strips]
 
 Photos: the HK photos of the Roboflow *valid* split (``IMG_27*``, a Japanese set, and
 ``Screenshot*`` left out); neither of mjcam's models trained or tuned on them.
@@ -25,6 +25,9 @@ Printed per system:
   times too wide or tall — no phone photo looks so);
 - with ``--frame K``: the same on each photo set in the middle of a plain table K times as wide and
   tall (the hand smaller in the frame, as in a photo of the whole table; the labels moved with it);
+- with ``--strips``: the same on stretched photos made from these: each row of tiles cut out as a
+  band and stretched to the photo's size, as Roboflow's square resize stretched valid's strips
+  (bands stretched 3 times or more);
 - time per photo (each system in its own process, models loaded once, loading the file
   included) at the photos' 640x640 and on 12 MP upscaled copies, and each process's peak memory.
 """
@@ -223,6 +226,53 @@ def framed(records, k: float, folder: str) -> list:
     return out
 
 
+def strips(records, folder: str, least: float = 3.0) -> list:
+    """Each row of each photo's labelled tiles (``vision.group.reading_order``; rows of four or
+    more) cut out as a band (a margin of a third of the median tile's short side) and stretched
+    to the photo's own size, as Roboflow's square resize stretched the strips of a hand in the
+    valid split: stretched photos made from photos where nothing was chosen, so that the reading
+    of stretched photos can be chosen somewhere else than on valid's 18. A band's labels are the
+    tiles with at least half their box inside it, clipped to it; bands that would come out
+    stretched less than ``least`` times are left out."""
+    from dataclasses import replace
+
+    from PIL import Image
+
+    from datasets.readers import LabelledBox
+    from vision.group import TileObs, reading_order
+
+    out = []
+    for r in records:
+        if not r.boxes:
+            continue
+        with Image.open(r.path) as im:
+            photo = im.convert("RGB")
+        rows = reading_order([TileObs(b.box, b.code) for b in r.boxes])
+        for k, row in enumerate(rows):
+            if len(row) < 4:
+                continue
+            mine = [r.boxes[i].box for i in row]
+            short = sorted(min(b[2] - b[0], b[3] - b[1]) for b in mine)[len(mine) // 2]
+            m = short / 3
+            x0, y0 = max(0.0, min(b[0] for b in mine) - m), max(0.0, min(b[1] for b in mine) - m)
+            x1, y1 = min(float(r.width), max(b[2] for b in mine) + m), min(float(r.height), max(b[3] for b in mine) + m)
+            sx, sy = r.width / (x1 - x0), r.height / (y1 - y0)
+            if max(sx / sy, sy / sx) < least:
+                continue
+            boxes = []
+            for b in r.boxes:
+                c = (max(b.box[0], x0), max(b.box[1], y0), min(b.box[2], x1), min(b.box[3], y1))
+                area = (b.box[2] - b.box[0]) * (b.box[3] - b.box[1])
+                if c[2] > c[0] and c[3] > c[1] and (c[2] - c[0]) * (c[3] - c[1]) >= area / 2:
+                    boxes.append(LabelledBox(b.code, ((c[0] - x0) * sx, (c[1] - y0) * sy, (c[2] - x0) * sx,
+                                                      (c[3] - y0) * sy)))
+            q = _copy_path(folder, r.path)[:-4] + f"-row{k}.jpg"
+            photo.crop((round(x0), round(y0), round(x1), round(y1))).resize((r.width, r.height), Image.BICUBIC).save(
+                q, quality=92)
+            out.append(replace(r, path=q, boxes=boxes))
+    return out
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
@@ -238,6 +288,9 @@ def main(argv=None) -> None:
     ap.add_argument("--frame", type=float, default=1.0, metavar="K",
                     help="set each photo in the middle of a plain table K times as wide and tall (the hand "
                          "smaller in the frame, as in a photo of the whole table)")
+    ap.add_argument("--strips", action="store_true",
+                    help="each row of tiles cut out as a band and stretched to the photo's size (bands stretched 3 "
+                         "times or more): stretched photos made where nothing is chosen")
     args = ap.parse_args(argv)
     if args.worker:
         worker(*args.worker)
@@ -261,9 +314,13 @@ def evaluate(args, folder: str) -> None:
     if args.frame != 1:
         recs = framed(recs, args.frame, folder)
         print(f"each photo set in a table {args.frame:g} times as wide and tall")
+    if args.strips:
+        recs = strips([r for r in recs if not r.stretched], folder)
+        print("each row of tiles cut out as a band and stretched to the photo's size")
     paths = [r.path for r in recs]
     twice = sum(len(r.boxes) - len(r.tiles()) for r in recs)
-    print(f"{len(recs)} {'HK photos of the valid split' if args.photos == 'valid' else 'held-out training photos'}, "
+    what = 'HK photos of the valid split' if args.photos == 'valid' else 'held-out training photos'
+    print(f"{len(recs)} {('bands cut from the ' + what) if args.strips else what}, "
           f"{sum(len(r.boxes) for r in recs) - twice} labelled tiles ({twice} more labels are second labels of a "
           f"tile already labelled, counted once)")
     figures = {}

@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 
-from recognize_eval import assess, framed  # noqa: E402
+from recognize_eval import assess, framed, strips  # noqa: E402
 
 from datasets.readers import LabelledBox, LabelledImage  # noqa: E402
 
@@ -84,3 +84,34 @@ def test_framed_sets_the_photo_in_a_larger_table_and_moves_its_labels(tmp_path):
     assert a[85:95, 113:122].mean() > 220  # the tile, where its label now says
     table = np.concatenate([a[:50].reshape(-1, 3), a[130:].reshape(-1, 3)])
     assert np.abs(table.mean(0) - (30, 120, 40)).max() < 4  # the table: the photo's edge colour
+
+
+def test_strips_stretch_each_row_to_the_photo_and_move_its_labels(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    photo = np.full((100, 100, 3), (30, 120, 40), np.uint8)
+    boxes = []
+    for k in range(5):  # one row of five light tiles, 12 wide and 16 tall, from x = 10
+        x = 10 + 14 * k
+        photo[40:56, x:x + 12] = 235
+        boxes.append(LabelledBox("2m", (x, 40, x + 12, 56)))
+    path = tmp_path / "p.png"
+    Image.fromarray(photo).save(path)
+    rec = LabelledImage(str(path), 100, 100, boxes)
+    out = tmp_path / "out"
+    out.mkdir()
+    (band,) = strips([rec], str(out))
+    # the band: the row with a margin of 4 (a third of the short side), 76 x 24, stretched to 100 x 100
+    assert (band.width, band.height) == (100, 100) and band.path.startswith(str(out))
+    sx, sy = 100 / 76, 100 / 24
+    for b, want in zip(band.boxes, boxes):
+        assert b.code == "2m"
+        np.testing.assert_allclose(b.box, ((want.box[0] - 6) * sx, (want.box[1] - 36) * sy,
+                                           (want.box[2] - 6) * sx, (want.box[3] - 36) * sy), atol=1e-6)
+    a = np.asarray(Image.open(band.path).convert("RGB")).astype(int)
+    x0, y0, x1, y1 = band.boxes[2].box
+    assert a[round(y0) + 10:round(y1) - 10, round(x0) + 3:round(x1) - 3].mean() > 200  # a tile where its label says
+    assert a[3:12, 3:6].mean(axis=(0, 1))[1] > 100  # the felt of the margin
+    # a band stretched less than three times is left out
+    assert strips([rec], str(out), least=3.5) == []
