@@ -59,14 +59,15 @@ def weights_from_onnx(path: str, model, calibration, member: int | None = None) 
     from onnx import numpy_helper
     from torch import nn
 
-    graph = onnx.load(path).graph
+    proto = onnx.load(path)
+    graph = proto.graph
     inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    members = sorted({n.name.split("/", 1)[0] for n in graph.node if n.name.endswith("/softmax")})
-    if members and member is None:
-        raise ValueError(f"{path} joins {len(members)} networks (models.ensemble): say which member to take")
+    joined = next((len(json.loads(e.value)) for e in proto.metadata_props if e.key == "ensemble_of"), 0)
+    if joined and member is None:
+        raise ValueError(f"{path} joins {joined} networks (models.ensemble): say which member to take")
+    if member is not None and not 0 <= member < joined:
+        raise ValueError(f"{path} has no member {member} (it joins {joined} networks)")
     prefix = "" if member is None else f"m{member}/"
-    if prefix and f"m{member}" not in members:
-        raise ValueError(f"{path} has no member {member} (it has {len(members)})")
     ours = [n for n in graph.node if n.input[1:2] and n.input[1].startswith(prefix)]
     convs = [(inits[n.input[1]], inits[n.input[2]]) for n in ours if n.op_type == "Conv"]
     gemm = next(n for n in ours if n.op_type == "Gemm")
