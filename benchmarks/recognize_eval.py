@@ -1,7 +1,8 @@
 """Photo-to-hand evaluation: mjcam and the peer (PyPI ``mahjong-detector``) on the same photos.
 
     pip install '.[bench]'
-    python benchmarks/recognize_eval.py --data ../shared/data [--limit N] [--timing 20] [--photos held-out] [--frame K] [--strips]
+    python benchmarks/recognize_eval.py --data ../shared/data [--limit N] [--timing 20] [--photos held-out]
+        [--frame K] [--strips]
 
 Photos: the HK photos of the Roboflow *valid* split (``IMG_27*``, a Japanese set, and
 ``Screenshot*`` left out); neither of mjcam's models trained or tuned on them.

@@ -17,7 +17,8 @@ def tiny(path, weights, classes=("a", "b", "c"), size=4, mean=(0.5, 0.5, 0.5)):
     w = numpy_helper.from_array(weights.astype(np.float32), "w")
     shape = numpy_helper.from_array(np.array([0, -1], np.int64), "shape")
     graph = helper.make_graph(
-        [helper.make_node("Reshape", ["input", "shape"], ["flat"]), helper.make_node("MatMul", ["flat", "w"], ["logits"])],
+        [helper.make_node("Reshape", ["input", "shape"], ["flat"]),
+         helper.make_node("MatMul", ["flat", "w"], ["logits"])],
         "tiny", [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 3, size, size])],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", len(classes)])], [w, shape])
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])

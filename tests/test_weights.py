@@ -66,7 +66,8 @@ def test_a_network_of_other_classes_keeps_its_own_last_layer():
     weights_from_onnx("models/tile_classifier.onnx", net, torch.randn(4, 3, 64, 64), member=0)
     assert torch.equal(net.head[-1].weight, before)
     with pytest.raises(ValueError, match="convolutions"):
-        weights_from_onnx("models/tile_classifier.onnx", torch.nn.Sequential(torch.nn.Linear(2, 2)), torch.randn(1, 2), member=0)
+        weights_from_onnx("models/tile_classifier.onnx", torch.nn.Sequential(torch.nn.Linear(2, 2)), torch.randn(1, 2),
+                          member=0)
 
 
 def test_bonus_reader_draws_photos_renders_and_other_tiles_in_set_shares():
