@@ -203,7 +203,10 @@ def main(argv=None) -> None:
     ap.add_argument("--samples", type=int, default=16000, help="training views per epoch")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1, help="draws the held-out split and the synthetic tiles")
+    ap.add_argument("--net-seed", type=int,
+                    help="draws the network's start, the views and their order (default: --seed): another network "
+                         "on the same split and data, e.g. for models.ensemble")
     ap.add_argument("--holdout", type=float, default=0.1)
     ap.add_argument("--without", default="", help="comma list of sources to leave out: camerash, synthetic")
     ap.add_argument("--mirrored", default="", help="file listing train images that are mirrored (flipped back), "
@@ -235,7 +238,8 @@ def main(argv=None) -> None:
     ap.add_argument("--negative-weight", type=float, default=1.0,
                     help="scale how often not-a-tile crops are drawn (it was over-predicted)")
     a = ap.parse_args(argv)
-    torch.manual_seed(a.seed)
+    net_seed = a.seed if a.net_seed is None else a.net_seed
+    torch.manual_seed(net_seed)
     torch.set_num_threads(a.threads)
     without = {w for w in a.without.split(",") if w}
     mirrored = set(open(a.mirrored).read().split()) if a.mirrored else set()
@@ -248,7 +252,7 @@ def main(argv=None) -> None:
     weights = (1.0 / np.maximum(counts, 1)) ** 0.5
     weights[CLASSES.index("not-a-tile")] *= a.negative_weight
     sampler = torch.utils.data.WeightedRandomSampler(weights[train.labels], num_samples=a.samples, replacement=True)
-    ds = Views(train, a.seed, out=a.size)
+    ds = Views(train, net_seed, out=a.size)
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(CLASSES))
     if a.init:
@@ -271,13 +275,15 @@ def main(argv=None) -> None:
         run["init_member"] = a.init_member
     if (a.size, a.context) != (INPUT_SIZE, CONTEXT):
         run["size"], run["context"] = a.size, a.context
+    if net_seed != a.seed:
+        run["net_seed"] = net_seed
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: evaluate(m, hx, hy))
     meta = {"classes": list(CLASSES), "input_size": a.size, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4),
             "trained_on": "roboflow-hk-chinese train (minus held-out sources)"
                           + ("" if "camerash" in without else " + camerash-tiles")
                           + ("" if "synthetic" in without else " + synthetic font tiles and backs"),
-            "epochs": a.epochs, "seed": a.seed, "mirrored_flipped_back": len(mirrored),
+            "epochs": a.epochs, "seed": a.seed, "net_seed": net_seed, "mirrored_flipped_back": len(mirrored),
             "fine_tuned_from": os.path.basename(a.init) if a.init else ""}
     export_onnx(model, a.out, meta, a.size)
     print(f"wrote {a.out} (held-out accuracy {best:.4f})", flush=True)
