@@ -1,6 +1,6 @@
 """Join exported classifiers into one ONNX file that answers the mean of their probabilities.
 
-    python -m models.ensemble models/tile_classifier.onnx /tmp/run12.onnx --out /tmp/pair.onnx
+    python -m models.ensemble /tmp/run6.onnx /tmp/run12.onnx --out /tmp/pair.onnx
 
 Every member must take the same input (size, mean, std) and give the same labels. The joined
 graph feeds the one ``input`` to each member, takes each member's softmax, averages them and
@@ -8,6 +8,8 @@ answers the logarithm of the mean under the members' output name: a softmax of t
 :class:`vision.classify.TileClassifier` takes of any model's output) is the mean probability
 exactly, so the app reads the file like any other classifier. No weights change and no data is
 needed: the members' graphs are copied as they are, their names prefixed ``m0/``, ``m1/``, …
+A file joined before counts as its networks, so ``models.ensemble models/tile_classifier.onnx
+new.onnx`` adds one network with the same weight as each of the others.
 """
 
 from __future__ import annotations
@@ -18,24 +20,52 @@ import json
 KEYS = ("classes", "input_size", "mean", "std", "layout")  # must agree among the members
 
 
+def networks(path: str) -> list[tuple[object, dict]]:
+    """The networks of the classifier file ``path`` with their metadata: the file's own model, or,
+    for a file this module joined, each of its members cut out again (``onnx.utils.Extractor``
+    from the member's input to its logits), so that joining such a file with more networks
+    weighs every network alike."""
+    import onnx
+    from onnx.utils import Extractor
+
+    model = onnx.load(path)
+    meta = {e.key: e.value for e in model.metadata_props}
+    if "ensemble_of" not in meta:
+        return [(model, meta)]
+    shared = {k: meta[k] for k in KEYS if k in meta}
+    cut = Extractor(onnx.shape_inference.infer_shapes(model))  # it needs the inner tensors' types
+    out = []
+    for i, own in enumerate(json.loads(meta["ensemble_of"])):
+        feed = next(n for n in model.graph.node if n.name == f"m{i}/feed")
+        soft = next(n for n in model.graph.node if n.name == f"m{i}/softmax")
+        sub = cut.extract_model([feed.output[0]], [soft.input[0]])
+        sub.ir_version = model.ir_version
+        del sub.opset_import[:]
+        sub.opset_import.extend(model.opset_import)
+        out.append((sub, {**shared, **own}))
+    return out
+
+
 def join(paths: list[str]):
-    """The joined model (an ``onnx.ModelProto``) of the classifiers at ``paths``."""
+    """The joined model (an ``onnx.ModelProto``) of the classifiers at ``paths`` (a file already
+    joined counts as its networks)."""
     import onnx
     from onnx import TensorProto, helper
 
-    if len(paths) < 2:
-        raise ValueError("an ensemble needs at least two models")
-    models = [onnx.load(p) for p in paths]
-    metas = [{e.key: e.value for e in m.metadata_props} for m in models]
-    for p, meta in zip(paths[1:], metas[1:]):
+    found = [(p, m, meta) for p in paths for m, meta in networks(p)]
+    if len(found) < 2:
+        raise ValueError("an ensemble needs at least two networks")
+    models = [m for _, m, _ in found]
+    metas = [meta for _, _, meta in found]
+    for p, _, meta in found[1:]:
         for k in KEYS:
             if meta.get(k) != metas[0].get(k):
                 raise ValueError(f"{p}: {k} {meta.get(k)} differs from {paths[0]}'s {metas[0].get(k)}")
     opsets = {(o.domain, o.version) for m in models for o in m.opset_import}
     if len(opsets) != 1:
         raise ValueError(f"the models are of different opsets: {sorted(opsets)}")
-    first = models[0].graph
-    inp, out = first.input[0], first.output[0]
+    outer = onnx.load(paths[0]).graph  # the first file's input and output (a joined file's, not its members')
+    inp, out = outer.input[0], outer.output[0]
     nodes, inits, probs = [], [], []
     for i, m in enumerate(models):
         g = onnx.compose.add_prefix_graph(m.graph, f"m{i}/")
@@ -68,8 +98,13 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     import onnx
 
-    onnx.save(join(a.models), a.out)
-    print(f"wrote {a.out}: the mean of {len(a.models)} models")
+    try:
+        joined = join(a.models)
+    except ValueError as e:
+        raise SystemExit(f"models.ensemble: {e}") from None
+    onnx.save(joined, a.out)
+    count = len(json.loads(next(e.value for e in joined.metadata_props if e.key == "ensemble_of")))
+    print(f"wrote {a.out}: the mean of {count} networks")
 
 
 if __name__ == "__main__":

@@ -45,6 +45,19 @@ def test_joined_model_answers_the_mean_probability(tmp_path):
     assert [m["trained_on"] for m in json.loads(meta["ensemble_of"])] == [json.dumps(f"m{i}.onnx") for i in range(3)]
 
 
+def test_a_joined_file_joins_again_as_its_networks(tmp_path):
+    rng = np.random.default_rng(4)
+    paths = [tiny(tmp_path / f"m{i}.onnx", rng.normal(0, 0.02, (48, 3))) for i in range(3)]
+    onnx.save(join(paths[:2]), str(tmp_path / "pair.onnx"))
+    onnx.save(join([str(tmp_path / "pair.onnx"), paths[2]]), str(tmp_path / "three.onnx"))
+    crops = rng.integers(0, 256, (5, 4, 4, 3), dtype=np.uint8)
+    members = [TileClassifier(p, bonus=None, turned=False).probabilities(crops) for p in paths]
+    three = TileClassifier(str(tmp_path / "three.onnx"), bonus=None, turned=False).probabilities(crops)
+    np.testing.assert_allclose(three, np.mean(members, axis=0), atol=1e-6)  # each network a third, not the pair a half
+    meta = {e.key: e.value for e in onnx.load(str(tmp_path / "three.onnx")).metadata_props}
+    assert [m["trained_on"] for m in json.loads(meta["ensemble_of"])] == [json.dumps(f"m{i}.onnx") for i in range(3)]
+
+
 def test_members_must_agree_on_labels_and_input(tmp_path):
     w = np.zeros((48, 3))
     a = tiny(tmp_path / "a.onnx", w)
