@@ -39,11 +39,25 @@ def networks(path: str) -> list[tuple[object, dict]]:
         feed = next(n for n in model.graph.node if n.name == f"m{i}/feed")
         soft = next(n for n in model.graph.node if n.name == f"m{i}/softmax")
         sub = cut.extract_model([feed.output[0]], [soft.input[0]])
+        _unprefix(sub.graph, f"m{i}/")  # so that joining again does not nest the names
         sub.ir_version = model.ir_version
         del sub.opset_import[:]
         sub.opset_import.extend(model.opset_import)
         out.append((sub, {**shared, **own}))
     return out
+
+
+def _unprefix(graph, prefix: str) -> None:
+    """Drop ``prefix`` from every name in ``graph`` that carries it (tensors, nodes, initializers)."""
+    def bare(name: str) -> str:
+        return name[len(prefix):] if name.startswith(prefix) else name
+
+    for n in graph.node:
+        n.name = bare(n.name)
+        n.input[:] = [bare(x) for x in n.input]
+        n.output[:] = [bare(x) for x in n.output]
+    for v in list(graph.initializer) + list(graph.input) + list(graph.output) + list(graph.value_info):
+        v.name = bare(v.name)
 
 
 def join(paths: list[str]):

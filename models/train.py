@@ -230,7 +230,7 @@ def main(argv=None) -> None:
                          "model such as the shipped one): a fine-tune")
     ap.add_argument("--init-member", type=int, metavar="K",
                     help="with --init of a file of several networks (models.ensemble, as the shipped classifier): "
-                         "start from network K (0: fine-tune 6, 1: run 12, 2: run 13)")
+                         "start from network K (0: fine-tune 6, 1: run 12, 2: run 13, 3: run 14)")
     ap.add_argument("--size", type=int, default=INPUT_SIZE, help="the network's input side (pixels)")
     ap.add_argument("--context", type=int, default=CONTEXT,
                     help="side of the context crops views are cut from (the tile's long side is 1/1.6 of it): "

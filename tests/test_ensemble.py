@@ -54,7 +54,10 @@ def test_a_joined_file_joins_again_as_its_networks(tmp_path):
     members = [TileClassifier(p, bonus=None, turned=False).probabilities(crops) for p in paths]
     three = TileClassifier(str(tmp_path / "three.onnx"), bonus=None, turned=False).probabilities(crops)
     np.testing.assert_allclose(three, np.mean(members, axis=0), atol=1e-6)  # each network a third, not the pair a half
-    meta = {e.key: e.value for e in onnx.load(str(tmp_path / "three.onnx")).metadata_props}
+    joined = onnx.load(str(tmp_path / "three.onnx"))
+    assert {i.name for i in joined.graph.initializer} == {"m0/w", "m0/shape", "m1/w", "m1/shape", "m2/w", "m2/shape",
+                                                          "ensemble/share"}  # names not nested
+    meta = {e.key: e.value for e in joined.metadata_props}
     assert [m["trained_on"] for m in json.loads(meta["ensemble_of"])] == [json.dumps(f"m{i}.onnx") for i in range(3)]
 
 
