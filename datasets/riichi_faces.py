@@ -29,12 +29,17 @@ HEIGHT = 240  # faces are kept at this height (the art is drawn at 60–140 pixe
 ART_SHARE = (0.84, 0.88)  # of the face's width and height
 
 
+def _complete(cache: str) -> bool:
+    """Whether ``cache`` holds the faces of all 34 tiles."""
+    return all(os.path.exists(os.path.join(cache, c + ".png")) for c in NAMES.values())
+
+
 def fetch(cache: str) -> bool:
     """Cut the package's tile pictures into ``cache`` as ``CODE.png`` (fetching the package with
     pip); True when all 34 are there."""
     from PIL import Image
 
-    if all(os.path.exists(os.path.join(cache, c + ".png")) for c in NAMES.values()):
+    if _complete(cache):
         return True
     with tempfile.TemporaryDirectory() as tmp:
         try:
@@ -58,7 +63,7 @@ def fetch(cache: str) -> bool:
                         aw, ah = round(w * ART_SHARE[0]), round(HEIGHT * ART_SHARE[1])
                         face.paste(im.resize((aw, ah), Image.LANCZOS), ((w - aw) // 2, (HEIGHT - ah) // 2))
                         face.save(os.path.join(cache, NAMES[name] + ".png"))
-    return all(os.path.exists(os.path.join(cache, c + ".png")) for c in NAMES.values())
+    return _complete(cache)
 
 
 def riichi_faces(cache: str) -> dict[str, np.ndarray]:

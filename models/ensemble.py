@@ -78,8 +78,8 @@ def join(paths: list[str]):
     opsets = {(o.domain, o.version) for m in models for o in m.opset_import}
     if len(opsets) != 1:
         raise ValueError(f"the models are of different opsets: {sorted(opsets)}")
-    outer = onnx.load(paths[0]).graph  # the first file's input and output (a joined file's, not its members')
-    inp, out = outer.input[0], outer.output[0]
+    # the first network's input and output (a network cut out of a joined file has the file's own)
+    inp, out = models[0].graph.input[0], models[0].graph.output[0]
     nodes, inits, probs = [], [], []
     for i, m in enumerate(models):
         g = onnx.compose.add_prefix_graph(m.graph, f"m{i}/")

@@ -31,6 +31,7 @@ from datasets.readers import held_out_sources, read_yolo
 from datasets import synthetic
 from datasets.synthetic import single_tiles
 from scoring.tiles import CODES, FLOWERS, SEASONS
+from vision.classify import OTHER  # the ninth output of a reader trained with --other, as inference reads it
 from vision.labels import CLASS_INDEX
 from vision.preprocess import to_tensor
 
@@ -38,7 +39,6 @@ from .net import TileNet
 from .train import MEAN, STD, Views, _cached, export_onnx, fit, holdout_batches, initial_weights
 
 BONUS = tuple(FLOWERS + SEASONS)
-OTHER = "other"  # the ninth output of a reader trained with --other: any tile but a flower or season
 OTHER_CODES = tuple(c for c in CODES if c not in BONUS)
 OTHER_SHARE = 0.2  # of the training views
 SIZE = 128  # network input
