@@ -26,8 +26,8 @@ Printed per system:
   times too wide or tall — no phone photo looks so);
 - with ``--frame K``: the same on each photo set in the middle of a plain table K times as wide and
   tall (the hand smaller in the frame, as in a photo of the whole table; the labels moved with it);
-- with ``--strips``: the same on stretched photos made from these: each row of tiles cut out as a
-  band and stretched to the photo's size, as Roboflow's square resize stretched valid's strips
+- with ``--strips``: the same on stretched photos made from these: each row and each column of
+  tiles cut out as a band and stretched to the photo's size, as Roboflow's square resize stretched valid's strips
   (bands stretched 3 times or more);
 - time per photo (each system in its own process, models loaded once, loading the file
   included) at the photos' 640x640 and on 12 MP upscaled copies, and each process's peak memory.
@@ -228,8 +228,8 @@ def framed(records, k: float, folder: str) -> list:
 
 
 def strips(records, folder: str, least: float = 3.0) -> list:
-    """Each row of each photo's labelled tiles (``vision.group.reading_order``; rows of four or
-    more) cut out as a band (a margin of a third of the median tile's short side) and stretched
+    """Each row and each column of each photo's labelled tiles (``vision.group.reading_order``,
+    across and down the photo; rows of four or more) cut out as a band (a margin of a third of the median tile's short side) and stretched
     to the photo's own size, as Roboflow's square resize stretched the strips of a hand in the
     valid split: stretched photos made from photos where nothing was chosen, so that the reading
     of stretched photos can be chosen somewhere else than on valid's 18. A band's labels are the
@@ -249,7 +249,9 @@ def strips(records, folder: str, least: float = 3.0) -> list:
         with Image.open(r.path) as im:
             photo = im.convert("RGB")
         rows = reading_order([TileObs(b.box, b.code) for b in r.boxes])
-        for k, row in enumerate(rows):
+        # and the columns: rows that run down the photo (a photo turned a quarter; a grid's columns)
+        columns = reading_order([TileObs((b.box[1], b.box[0], b.box[3], b.box[2]), b.code) for b in r.boxes])
+        for k, row in enumerate(rows + columns):
             if len(row) < 4:
                 continue
             mine = [r.boxes[i].box for i in row]
@@ -317,7 +319,7 @@ def evaluate(args, folder: str) -> None:
         print(f"each photo set in a table {args.frame:g} times as wide and tall")
     if args.strips:
         recs = strips([r for r in recs if not r.stretched], folder)
-        print("each row of tiles cut out as a band and stretched to the photo's size")
+        print("each row and column of tiles cut out as a band and stretched to the photo's size")
     paths = [r.path for r in recs]
     twice = sum(len(r.boxes) - len(r.tiles()) for r in recs)
     what = 'HK photos of the valid split' if args.photos == 'valid' else 'held-out training photos'
