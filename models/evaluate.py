@@ -10,6 +10,9 @@ A crop is *upright* when its box is clearly taller than wide (w/h < 0.9); the re
 *sideways*: claimed tiles turned 90 degrees and tiles seen at a slant, whose boxes are wide or square.
 The 18 HK photos that Roboflow's square resize stretched out of all shape (``LabelledImage.stretched``)
 are counted in the HK figures, as the split is published, and the figures without them follow.
+``--as-read`` reads every photo as the recogniser hands it to the classifier: one it finds
+stretched out of shape (from its pixels) squeezed back by the factor its reading chose, the
+labelled boxes with it; upright and sideways are then told in the squeezed copy.
 
 ``--held-out`` reads the training photos held out of every training run (10 % of the *train*
 split's source photos, seed 1; all their copies, the mirrored ones flipped back): the figure
@@ -29,16 +32,41 @@ from scoring.tiles import FLOWERS, SEASONS
 from vision.classify import TileClassifier
 
 
-def evaluate_valid(clf: TileClassifier, data: str) -> dict:
+def as_read(recogniser, img, boxes):
+    """The photo and boxes as ``recogniser`` hands them to its classifier: a photo it finds
+    stretched out of shape (:func:`vision.pipeline.stretches`, from the pixels alone) squeezed back
+    by the factor its own reading chose, the boxes with it; any other photo as it is."""
+    import cv2
+
+    from vision.pipeline import stretches
+
+    if not stretches(img)[0]:
+        return img, boxes
+    fx, fy = recogniser.read(img).squeeze
+    if (fx, fy) == (1.0, 1.0):
+        return img, boxes
+    h, w = img.shape[:2]
+    sx, sy = round(w / fx) / w, round(h / fy) / h
+    img = cv2.resize(img, (round(w / fx), round(h / fy)), interpolation=cv2.INTER_AREA)
+    return img, [(b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy) for b in boxes]
+
+
+def evaluate_valid(clf: TileClassifier, data: str, recognised: bool = False) -> dict:
     recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "valid")
     rows = []  # (subset, kind, truth, predicted, confidence)
+    if recognised:
+        from vision.pipeline import Recognizer
+
+        recogniser = Recognizer(classifier=clf)
     for rec in recs:
         img = load_rgb(rec.path)
         boxes = [b.box for b in rec.boxes]
         if not boxes:
             continue
-        for b, lab in zip(rec.boxes, clf.classify_boxes(img, boxes)):
-            w, h = b.box[2] - b.box[0], b.box[3] - b.box[1]
+        if recognised:
+            img, boxes = as_read(recogniser, img, boxes)
+        for b, box, lab in zip(rec.boxes, boxes, clf.classify_boxes(img, boxes)):
+            w, h = box[2] - box[0], box[3] - box[1]
             # the best tile reading, should the not-a-tile answer be set aside
             tile = lab.code if lab.code != "not-a-tile" else next(
                 (c for c, _ in lab.alternatives if c != "not-a-tile"), lab.code)
@@ -119,6 +147,9 @@ def main(argv=None) -> None:
                     help="the held-out training photos that models are chosen on (not figures for the card)")
     ap.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
     ap.add_argument("--single", action="store_true", help="read each crop once (no half-turn average)")
+    ap.add_argument("--as-read", action="store_true",
+                    help="valid photos as the recogniser reads them: one it finds stretched out of shape "
+                         "squeezed back first (the classifier's crops in the pipeline)")
     ap.add_argument("--bonus", default="models/bonus_reader.onnx",
                     help="the bonus-tile reader that looks again at flowers and seasons ('none': the classifier alone)")
     a = ap.parse_args(argv)
@@ -126,7 +157,7 @@ def main(argv=None) -> None:
     clf = TileClassifier(a.model, threads=2, turned=not a.single, bonus=bonus)
     clf.session  # noqa: B018
     res = (evaluate_camerash(clf, a.data) if a.camerash else evaluate_held_out(clf, a.data) if a.held_out
-           else evaluate_valid(clf, a.data))
+           else evaluate_valid(clf, a.data, recognised=a.as_read))
     for k, v in res.items():
         if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], int) and (v[0] is None or isinstance(v[0], float)):
             print(f"{k:<28}{'-' if v[0] is None else f'{100 * v[0]:.2f} %':>10}  of {v[1]}")

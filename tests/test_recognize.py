@@ -223,6 +223,8 @@ def test_a_photo_stretched_out_of_shape_is_read_squeezed_back(factor):
     assert [t.code for t in as_is.tiles] != want
     assert [t.code for t in rec.tiles] == want
     assert any("stretched" in n for n in rec.notes) and not any("stretched" in n for n in as_is.notes)
+    assert rec.squeeze[0] == 1 and rec.squeeze[1] in [f for _, f in factors] and as_is.squeeze == (1, 1)
+    assert 0.6 * factor <= rec.squeeze[1] <= 1.5 * factor
     with open(os.path.join(SAMPLES, "labels.json")) as fh:
         truth = [(x1, (y1 - top) * factor, x2, (y2 - top) * factor)
                  for _, x1, y1, x2, y2 in json.load(fh)["hand-honours.jpg"]]

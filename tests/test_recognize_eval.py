@@ -115,3 +115,30 @@ def test_strips_stretch_each_row_to_the_photo_and_move_its_labels(tmp_path):
     assert a[3:12, 3:6].mean(axis=(0, 1))[1] > 100  # the felt of the margin
     # a band stretched less than three times is left out
     assert strips([rec], str(out), least=3.5) == []
+
+
+def test_strips_cut_columns_too_and_stretch_them_across(tmp_path):
+    """A row that runs down the photo (a photo turned a quarter) is cut as a band and stretched
+    across, its labels moved with it."""
+    import numpy as np
+    from PIL import Image
+
+    photo = np.full((100, 100, 3), (30, 120, 40), np.uint8)
+    boxes = []
+    for k in range(5):  # one column of five tiles lying on their side, 16 wide and 12 tall, from y = 10
+        y = 10 + 14 * k
+        photo[y:y + 12, 40:56] = 235
+        boxes.append(LabelledBox("3p", (40, y, 56, y + 12)))
+    path = tmp_path / "q.png"
+    Image.fromarray(photo).save(path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (band,) = strips([LabelledImage(str(path), 100, 100, boxes)], str(out))
+    sx, sy = 100 / 24, 100 / 76  # the column with a margin of 4: 24 x 76
+    assert len(band.boxes) == 5
+    for b, want in zip(band.boxes, boxes):
+        np.testing.assert_allclose(b.box, ((want.box[0] - 36) * sx, (want.box[1] - 6) * sy,
+                                           (want.box[2] - 36) * sx, (want.box[3] - 6) * sy), atol=1e-6)
+    a = np.asarray(Image.open(band.path).convert("RGB")).astype(int)
+    x0, y0, x1, y1 = band.boxes[1].box
+    assert a[round(y0) + 3:round(y1) - 3, round(x0) + 10:round(x1) - 10].mean() > 200

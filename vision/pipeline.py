@@ -73,6 +73,10 @@ class Recognition:
     needs_confirmation: list[int]
     notes: list[str] = field(default_factory=list)
     winning: int | None = None
+    #: how many times across and down the photo was squeezed before it was read (a photo stretched
+    #: out of shape is read squeezed back; 1, 1: as it is). Not in the JSON: the boxes already
+    #: are in the photo's own pixels.
+    squeeze: tuple[float, float] = (1.0, 1.0)
 
     def to_json(self) -> dict:
         return {"image": {"path": self.path, "width": self.width, "height": self.height},
@@ -446,6 +450,7 @@ class Recognizer:
                 axis = "across" if fx > 1 else "down"
                 r.notes.append(f"the photo looks stretched about {max(fx, fy):g} times {axis} it: "
                                "read squeezed back")
+                r.squeeze = (float(fx), float(fy))
                 best = r
         return best  # a photo surely stretched has factors, and the first of them is kept at least
 
