@@ -27,8 +27,8 @@ Printed per system:
 - with ``--frame K``: the same on each photo set in the middle of a plain table K times as wide and
   tall (the hand smaller in the frame, as in a photo of the whole table; the labels moved with it);
 - with ``--strips``: the same on stretched photos made from these: each row and each column of
-  tiles cut out as a band and stretched to the photo's size, as Roboflow's square resize stretched valid's strips
-  (bands stretched 3 times or more);
+  tiles cut out as a band and stretched to the photo's size, as Roboflow's square resize
+  stretched valid's strips (bands stretched 3 times or more);
 - time per photo (each system in its own process, models loaded once, loading the file
   included) at the photos' 640x640 and on 12 MP upscaled copies, and each process's peak memory.
 """
@@ -229,8 +229,8 @@ def framed(records, k: float, folder: str) -> list:
 
 def strips(records, folder: str, least: float = 3.0) -> list:
     """Each row and each column of each photo's labelled tiles (``vision.group.reading_order``,
-    across and down the photo; rows of four or more) cut out as a band (a margin of a third of the median tile's short side) and stretched
-    to the photo's own size, as Roboflow's square resize stretched the strips of a hand in the
+    across and down the photo; rows of four or more) cut out as a band (a margin of a third of
+    the median tile's short side) and stretched to the photo's own size, as Roboflow's square resize stretched the strips of a hand in the
     valid split: stretched photos made from photos where nothing was chosen, so that the reading
     of stretched photos can be chosen somewhere else than on valid's 18. A band's labels are the
     tiles with at least half their box inside it, clipped to it; bands that would come out
