@@ -230,11 +230,11 @@ def framed(records, k: float, folder: str) -> list:
 def strips(records, folder: str, least: float = 3.0) -> list:
     """Each row and each column of each photo's labelled tiles (``vision.group.reading_order``,
     across and down the photo; rows of four or more) cut out as a band (a margin of a third of
-    the median tile's short side) and stretched to the photo's own size, as Roboflow's square resize stretched the strips of a hand in the
-    valid split: stretched photos made from photos where nothing was chosen, so that the reading
-    of stretched photos can be chosen somewhere else than on valid's 18. A band's labels are the
-    tiles with at least half their box inside it, clipped to it; bands that would come out
-    stretched less than ``least`` times are left out."""
+    the median tile's short side) and stretched to the photo's own size, as Roboflow's square
+    resize stretched the strips of a hand in the valid split: stretched photos made from photos
+    where nothing was chosen, so that the reading of stretched photos can be chosen somewhere
+    else than on valid's 18. A band's labels are the tiles with at least half their box inside
+    it, clipped to it; bands that would come out stretched less than ``least`` times are left out."""
     from dataclasses import replace
 
     from PIL import Image
