@@ -21,8 +21,9 @@ def _rotation(rng: np.random.Generator) -> float:
 
 
 def view(ctx: np.ndarray, size_wh, rng: np.random.Generator, out: int = INPUT_SIZE,
-         geometric: bool = True) -> np.ndarray:
-    """One augmented classifier input from a context crop with a box of ``size_wh`` at its centre."""
+         geometric: bool = True, ink: float = 0.0) -> np.ndarray:
+    """One augmented classifier input from a context crop with a box of ``size_wh`` at its centre;
+    with probability ``ink`` its engraving is also redrawn as another tile set might (:func:`inked`)."""
     c = ctx.shape[0]
     bw, bh = float(size_wh[0]), float(size_wh[1])
     if geometric:
@@ -46,8 +47,33 @@ def view(ctx: np.ndarray, size_wh, rng: np.random.Generator, out: int = INPUT_SI
     if geometric and crop.shape[1] > crop.shape[0] * 0.9 and rng.random() < 0.5:
         crop = cv2.rotate(crop, cv2.ROTATE_180)
     x = letterbox(crop, out)
+    if ink and rng.random() < ink:
+        x = inked(x, rng)
     if geometric:
         x = photometric(x, rng)
+    return x
+
+
+def inked(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The same tile as another set might engrave it: strokes a pixel bolder or finer (a grey
+    erosion or dilation: the engraving is darker than the face) and/or the inks' hue turned a
+    little (sets differ in their blues, greens and reds, never a red for a green).
+
+    >>> x = np.full((8, 8, 3), 230, np.uint8); x[2:6, 3] = (20, 20, 160)
+    >>> y = inked(x, np.random.default_rng(0))
+    >>> y.shape, y.dtype, int(y[0, 0, 0])  # the face stays as light
+    ((8, 8, 3), dtype('uint8'), 230)
+    """
+    import cv2
+
+    r = rng.random()
+    if r < 0.7:  # strokes: bolder (min filter) or finer (max filter)
+        k = np.ones((2, 2), np.uint8)
+        x = cv2.erode(x, k) if rng.random() < 0.5 else cv2.dilate(x, k)
+    if r >= 0.4:  # inks: hue turned up to 12 degrees (OpenCV's hue runs 0-180)
+        hsv = cv2.cvtColor(x, cv2.COLOR_RGB2HSV)
+        hsv[..., 0] = ((hsv[..., 0].astype(np.int16) + int(rng.integers(-6, 7))) % 180).astype(np.uint8)
+        x = cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)
     return x
 
 
