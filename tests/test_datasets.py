@@ -456,3 +456,29 @@ def test_riichi_art_is_cut_from_the_package_with_a_margin(tmp_path, monkeypatch)
 
     monkeypatch.setattr(rf.subprocess, "run", no_pip)
     assert rf.riichi_faces(str(tmp_path / "elsewhere")) == {}  # no art: said so, nothing drawn from it
+
+
+def test_inked_views_redraw_the_engraving_not_the_face():
+    """``--ink`` views: strokes bolder or finer, inks' hue turned a little; the face stays light
+    and a red stays a red (never turned to a green)."""
+    from datasets.augment import inked, view
+
+    tile = np.full((64, 48, 3), 235, np.uint8)
+    tile[10:50, 20:24] = (200, 30, 30)  # a red stroke four pixels wide
+    rng = np.random.default_rng(0)
+    bolder = finer = 0
+    for _ in range(40):
+        y = inked(tile, rng)
+        assert y.shape == tile.shape and y.dtype == np.uint8
+        assert y[:5, :5].min() >= 230  # the face
+        stroke = y[30, 14:30].astype(int)
+        red = stroke[stroke[:, 0] > stroke[:, 1] + 60]
+        assert len(red) and (red[:, 0] > red[:, 1]).all()  # still red, not green
+        bolder += len(red) > 4
+        finer += len(red) < 4
+    assert bolder and finer  # both ways drawn
+    ctx = np.full((CONTEXT, CONTEXT, 3), 60, np.uint8)
+    ctx[28:68, 33:63] = 235
+    plain = view(ctx, (30, 40), np.random.default_rng(5), geometric=False)
+    assert plain.shape == (INPUT_SIZE, INPUT_SIZE, 3)
+    assert np.array_equal(view(ctx, (30, 40), np.random.default_rng(5), geometric=False, ink=0.0), plain)
