@@ -9,7 +9,8 @@ answers the logarithm of the mean under the members' output name: a softmax of t
 exactly, so the app reads the file like any other classifier. No weights change and no data is
 needed: the members' graphs are copied as they are, their names prefixed ``m0/``, ``m1/``, …
 A file joined before counts as its networks, so ``models.ensemble models/tile_classifier.onnx
-new.onnx`` adds one network with the same weight as each of the others.
+new.onnx`` adds one network with the same weight as each of the others, and ``models.ensemble
+models/tile_classifier.onnx new.onnx --leave-out 0`` puts ``new.onnx`` in place of network 0.
 """
 
 from __future__ import annotations
@@ -60,13 +61,17 @@ def _unprefix(graph, prefix: str) -> None:
         v.name = bare(v.name)
 
 
-def join(paths: list[str]):
+def join(paths: list[str], leave_out=()):
     """The joined model (an ``onnx.ModelProto``) of the classifiers at ``paths`` (a file already
-    joined counts as its networks)."""
+    joined counts as its networks), without the networks whose places in that list of networks
+    are in ``leave_out``."""
     import onnx
     from onnx import TensorProto, helper
 
     found = [(p, m, meta) for p in paths for m, meta in networks(p)]
+    if any(not 0 <= k < len(found) for k in leave_out):
+        raise ValueError(f"--leave-out {sorted(leave_out)}: there are networks 0 to {len(found) - 1}")
+    found = [f for k, f in enumerate(found) if k not in set(leave_out)]
     if len(found) < 2:
         raise ValueError("an ensemble needs at least two networks")
     models = [m for _, m, _ in found]
@@ -109,11 +114,13 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="join classifiers into one ONNX file answering their mean probability")
     ap.add_argument("models", nargs="+", help="exported classifiers (.onnx) with the same labels and input")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--leave-out", type=int, nargs="+", default=[], metavar="K",
+                    help="leave out network K (counting the networks of all the files in order, from 0)")
     a = ap.parse_args(argv)
     import onnx
 
     try:
-        joined = join(a.models)
+        joined = join(a.models, a.leave_out)
     except ValueError as e:
         raise SystemExit(f"models.ensemble: {e}") from None
     onnx.save(joined, a.out)

@@ -70,3 +70,18 @@ def test_members_must_agree_on_labels_and_input(tmp_path):
         join([a, tiny(tmp_path / "c.onnx", w, mean=(0.4, 0.5, 0.5))])
     with pytest.raises(ValueError, match="at least two"):
         join([a])
+
+
+def test_a_network_of_a_joined_file_is_replaced_by_leaving_it_out(tmp_path):
+    rng = np.random.default_rng(5)
+    paths = [tiny(tmp_path / f"m{i}.onnx", rng.normal(0, 0.02, (48, 3))) for i in range(4)]
+    onnx.save(join(paths[:3]), str(tmp_path / "three.onnx"))
+    onnx.save(join([str(tmp_path / "three.onnx"), paths[3]], leave_out=[0]), str(tmp_path / "swapped.onnx"))
+    crops = rng.integers(0, 256, (5, 4, 4, 3), dtype=np.uint8)
+    members = [TileClassifier(p, bonus=None, turned=False).probabilities(crops) for p in paths]
+    swapped = TileClassifier(str(tmp_path / "swapped.onnx"), bonus=None, turned=False).probabilities(crops)
+    np.testing.assert_allclose(swapped, np.mean(members[1:], axis=0), atol=1e-6)
+    meta = {e.key: e.value for e in onnx.load(str(tmp_path / "swapped.onnx")).metadata_props}
+    assert [m["trained_on"] for m in json.loads(meta["ensemble_of"])] == [json.dumps(f"m{i}.onnx") for i in (1, 2, 3)]
+    with pytest.raises(ValueError, match="networks 0 to 3"):
+        join([str(tmp_path / "three.onnx"), paths[3]], leave_out=[4])
