@@ -29,7 +29,7 @@ from collections import Counter
 from datasets.crops import load_oriented, load_rgb
 from datasets.readers import held_out_sources, read_crop_csv, read_yolo, roboflow_subset
 from scoring.tiles import FLOWERS, SEASONS
-from vision.classify import TileClassifier
+from vision.classify import TURN_BELOW, TileClassifier
 
 
 def as_read(recogniser, img, boxes):
@@ -147,14 +147,18 @@ def main(argv=None) -> None:
                     help="the held-out training photos that models are chosen on (not figures for the card)")
     ap.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
     ap.add_argument("--single", action="store_true", help="read each crop once (no half-turn average)")
+    ap.add_argument("--turn-below", type=float, default=TURN_BELOW, metavar="T",
+                    help="read the half turn only where the first reading's top probability is under T "
+                         f"(as shipped: {TURN_BELOW:g}; 1: every crop)")
     ap.add_argument("--as-read", action="store_true",
                     help="valid photos as the recogniser reads them: one it finds stretched out of shape "
                          "squeezed back first (the classifier's crops in the pipeline)")
     ap.add_argument("--bonus", default="models/bonus_reader.onnx",
                     help="the bonus-tile reader that looks again at flowers and seasons ('none': the classifier alone)")
     a = ap.parse_args(argv)
-    bonus = None if a.bonus == "none" else TileClassifier(a.bonus, threads=2, turned=not a.single, bonus=None)
-    clf = TileClassifier(a.model, threads=2, turned=not a.single, bonus=bonus)
+    bonus = None if a.bonus == "none" else TileClassifier(a.bonus, threads=2, turned=not a.single, bonus=None,
+                                                          turn_below=1.0)
+    clf = TileClassifier(a.model, threads=2, turned=not a.single, bonus=bonus, turn_below=a.turn_below)
     clf.session  # noqa: B018
     res = (evaluate_camerash(clf, a.data) if a.camerash else evaluate_held_out(clf, a.data) if a.held_out
            else evaluate_valid(clf, a.data, recognised=a.as_read))

@@ -82,7 +82,7 @@ def main(argv=None) -> None:
                          "python3-gi python3-gi-cairo gir1.2-rsvg-2.0)")
     items = render(faces, a.per_face)
     for path in a.readers:
-        reader = TileClassifier(path, bonus=None)
+        reader = TileClassifier(path, bonus=None, turn_below=1.0)
         stage = TileClassifier(a.classifier, bonus=reader)
         right, alone, total = Counter(), Counter(), Counter()  # bonus tiles also under (set, "bonus")
         for name, code, picture, box in items:

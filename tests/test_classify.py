@@ -96,6 +96,22 @@ def test_shipped_model_reads_the_sample_crops():
     assert len(right) >= 15, got
 
 
+def test_the_turned_copy_is_read_only_where_the_first_reading_is_unsure():
+    plain = default_classifier()
+    images = [load_image(p) for p in CROPS]
+    crops = np.stack([plain.crops(im, [(0, 0, im.shape[1], im.shape[0])])[0] for im in images])
+    once = TileClassifier(turned=False, bonus=None).probabilities(crops)
+    both = TileClassifier(turn_below=1.0, bonus=None).probabilities(crops)
+    bound = float(np.median(once.max(axis=1)))  # some crops sure of their first reading, some not
+    chosen = TileClassifier(turn_below=bound, bonus=None).probabilities(crops)
+    sure = once.max(axis=1) >= bound
+    assert sure.any() and (~sure).any()
+    np.testing.assert_allclose(chosen[sure], once[sure], atol=1e-6)
+    np.testing.assert_allclose(chosen[~sure], both[~sure], atol=1e-6)
+    assert not np.allclose(once[~sure], both[~sure], atol=1e-4)  # the turn does change those readings
+    assert plain.turn_below < 1 and plain.bonus.turn_below == 1  # the reader reads its few tiles both ways
+
+
 def test_missing_or_foreign_model(tmp_path):
     with pytest.raises(ModelError, match="not found"):
         TileClassifier(str(tmp_path / "none.onnx")).session
