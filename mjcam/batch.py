@@ -111,6 +111,8 @@ _options: Options | None = None
 def _init(options: Options) -> None:
     global _options
     _options = options
+    # the worker processes share the cores: one thread per model session each, unless set
+    os.environ.setdefault("MJCAM_THREADS", "1")
 
 
 def _work(job: tuple[str, str | None]) -> dict:

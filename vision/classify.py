@@ -54,7 +54,7 @@ class TileClassifier(OnnxStage):
 
     what = "tile classifier"
 
-    def __init__(self, model_path: str | None = None, threads: int = 1, batch: int = 64,
+    def __init__(self, model_path: str | None = None, threads: int | None = None, batch: int = 64,
                  alternatives: int = 3, turned: bool = True, bonus: "TileClassifier | bool | None" = True,
                  turn_below: float = TURN_BELOW):
         super().__init__(model_path or DEFAULT_MODEL, threads)

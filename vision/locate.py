@@ -117,7 +117,7 @@ class LearnedProposer(OnnxStage):
     BLIND_ZOOM, MAX_ZOOM_SIDE = 2.0, 1024
 
     def __init__(self, model_path: str | None = None, side: int | None = None, threshold: float | None = None,
-                 threads: int = 1, extra_sides: tuple[int, ...] | None = None, zoom: bool = True):
+                 threads: int | None = None, extra_sides: tuple[int, ...] | None = None, zoom: bool = True):
         super().__init__(model_path or DEFAULT_DETECTOR, threads)
         self._side, self._threshold = side, threshold
         self.extra_sides = self.EXTRA_SIDES if extra_sides is None else tuple(extra_sides)
@@ -239,7 +239,7 @@ class BoxRefiner(OnnxStage):
 
     what = "box refiner"
 
-    def __init__(self, model_path: str | None = None, rounds: int = 1, threads: int = 1, batch: int = 64):
+    def __init__(self, model_path: str | None = None, rounds: int = 1, threads: int | None = None, batch: int = 64):
         super().__init__(model_path or DEFAULT_REFINER, threads)
         self.rounds, self.batch = rounds, batch
         self.meta: dict = {}
