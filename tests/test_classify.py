@@ -112,6 +112,20 @@ def test_the_turned_copy_is_read_only_where_the_first_reading_is_unsure():
     assert plain.turn_below < 1 and plain.bonus.turn_below == 1  # the reader reads its few tiles both ways
 
 
+def test_sessions_take_two_threads_unless_told(monkeypatch):
+    from vision.session import default_threads
+
+    monkeypatch.delenv("MJCAM_THREADS", raising=False)
+    assert default_threads() == min(2, os.cpu_count() or 1)
+    assert TileClassifier(bonus=None).threads == default_threads()
+    monkeypatch.setenv("MJCAM_THREADS", "3")
+    assert default_threads() == 3 and TileClassifier(bonus=None).threads == 3
+    assert TileClassifier(bonus=None, threads=1).threads == 1
+    for bad in ("0", "two", ""):
+        monkeypatch.setenv("MJCAM_THREADS", bad)
+        assert default_threads() == min(2, os.cpu_count() or 1)
+
+
 def test_missing_or_foreign_model(tmp_path):
     with pytest.raises(ModelError, match="not found"):
         TileClassifier(str(tmp_path / "none.onnx")).session

@@ -24,13 +24,7 @@ class _JsonValues(dict):
 def default_threads() -> int:
     """Threads each model session computes with: ``MJCAM_THREADS`` where set, else two where the
     machine has them (a 12 MP photo reads about 14 % faster than on one; more gain little, the
-    stages' networks being small).
-
-    >>> import os; os.environ["MJCAM_THREADS"] = "3"; default_threads()
-    3
-    >>> del os.environ["MJCAM_THREADS"]; default_threads() == min(2, os.cpu_count() or 1)
-    True
-    """
+    stages' networks being small)."""
     value = os.environ.get("MJCAM_THREADS", "")
     if value.strip().isdigit() and int(value) > 0:
         return int(value)
