@@ -36,19 +36,16 @@ def as_read(recogniser, img, boxes):
     """The photo and boxes as ``recogniser`` hands them to its classifier: a photo it finds
     stretched out of shape (:func:`vision.pipeline.stretches`, from the pixels alone) squeezed back
     by the factor its own reading chose, the boxes with it; any other photo as it is."""
-    import cv2
-
-    from vision.pipeline import stretches
+    from vision.pipeline import squeezed, stretches
 
     if not stretches(img)[0]:
         return img, boxes
     fx, fy = recogniser.read(img).squeeze
     if (fx, fy) == (1.0, 1.0):
         return img, boxes
-    h, w = img.shape[:2]
-    sx, sy = round(w / fx) / w, round(h / fy) / h
-    img = cv2.resize(img, (round(w / fx), round(h / fy)), interpolation=cv2.INTER_AREA)
-    return img, [(b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy) for b in boxes]
+    out = squeezed(img, fx, fy)
+    sx, sy = out.shape[1] / img.shape[1], out.shape[0] / img.shape[0]
+    return out, [(b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy) for b in boxes]
 
 
 def evaluate_valid(clf: TileClassifier, data: str, recognised: bool = False) -> dict:

@@ -320,6 +320,19 @@ def anisotropy(image: np.ndarray) -> float:
     return math.sqrt(float((gy * gy).sum()) / max(1e-6, float((gx * gx).sum())))
 
 
+def squeezed(image: np.ndarray, fx: float, fy: float) -> np.ndarray:
+    """The image squeezed ``fx`` times across and ``fy`` times down (area-averaged), each side at
+    least a pixel.
+
+    >>> squeezed(np.zeros((64, 640, 3), np.uint8), 8, 1).shape
+    (64, 80, 3)
+    """
+    import cv2
+
+    h, w = image.shape[:2]
+    return cv2.resize(image, (max(1, round(w / fx)), max(1, round(h / fy))), interpolation=cv2.INTER_AREA)
+
+
 def stretches(image: np.ndarray) -> tuple[list[tuple[float, float]], bool]:
     """The stretches ``(across, down)`` worth undoing before a photo is read, and whether it is
     surely stretched. None for a photo whose :func:`anisotropy` (on a copy at most
@@ -331,22 +344,15 @@ def stretches(image: np.ndarray) -> tuple[list[tuple[float, float]], bool]:
     >>> stretches(np.zeros((8, 8, 3), np.uint8))
     ([], False)
     """
-    import cv2
-
     h, w = image.shape[:2]
     small = shrink(image, STRETCH_LOOK_SIDE)
     a = anisotropy(small)
     if STRETCH_NORMAL[0] <= a <= STRETCH_NORMAL[1] or not a:
         return [], False
-    sh, sw = small.shape[:2]
-
-    def squeezed(f: float) -> float:
-        size = (max(1, round(sw / f)), sh) if a > 1 else (sw, max(1, round(sh / f)))
-        return anisotropy(cv2.resize(small, size, interpolation=cv2.INTER_AREA))
-
     side = w if a > 1 else h
-    factors = [(f, 1.0) if a > 1 else (1.0, f) for f in STRETCH_FACTORS
-               if side / f >= STRETCH_MIN_SIDE and STRETCH_NORMAL[0] <= squeezed(f) <= STRETCH_NORMAL[1]]
+    factors = [(f, 1.0) if a > 1 else (1.0, f) for f in STRETCH_FACTORS if side / f >= STRETCH_MIN_SIDE]
+    factors = [(fx, fy) for fx, fy in factors
+               if STRETCH_NORMAL[0] <= anisotropy(squeezed(small, fx, fy)) <= STRETCH_NORMAL[1]]
     return factors, bool(factors) and not STRETCHED_FOR_SURE[0] <= a <= STRETCHED_FOR_SURE[1]
 
 
@@ -432,18 +438,14 @@ class Recognizer:
         squeezed back by each likely factor, and the reading with the most sure tiles in boxes shaped
         like tiles is kept (as it is, only if it might not be stretched after all: a photo surely
         stretched is not read as it is)."""
-        import cv2
-
         h0, w0 = image.shape[:2]
         image = shrink(image, self.work_side)
         full_w, full_h = full_size or (w0, h0)
         factors, surely = stretches(image) if self.unstretch else ([], False)
         best = None if surely else self._read_as_is(image, full_w, full_h, path)
         sure = _sureness(best, self.low_confidence) if best is not None and factors else -1.0
-        h, w = image.shape[:2]
         for fx, fy in factors:
-            squeezed = cv2.resize(image, (round(w / fx), round(h / fy)), interpolation=cv2.INTER_AREA)
-            r = self._read_as_is(squeezed, full_w, full_h, path)
+            r = self._read_as_is(squeezed(image, fx, fy), full_w, full_h, path)
             score = _sureness(r, self.low_confidence, (fx, fy))
             if score > sure:
                 sure = score
