@@ -90,17 +90,16 @@ class TileClassifier(OnnxStage):
             e = np.exp(logits - logits.max(axis=1, keepdims=True))
             return e / e.sum(axis=1, keepdims=True)
 
+        below = self.turn_below if self.turned else 0.0  # (no top probability is under 0)
         outs = []
         for i in range(0, len(crops), self.batch):
             chunk = crops[i:i + self.batch]
-            if not self.turned:
-                outs.append(softmax(chunk))
-            elif self.turn_below >= 1:  # a tile upside down is the same tile: read both ways round
+            if below >= 1:  # a tile upside down is the same tile: read both ways round, in one run
                 p = softmax(np.concatenate([chunk, chunk[:, ::-1, ::-1]]))
                 outs.append((p[:len(chunk)] + p[len(chunk):]) / 2)
-            else:  # ... where the first reading is unsure
+            else:  # ... only where the first reading is unsure
                 p = softmax(chunk)
-                unsure = np.nonzero(p.max(axis=1) < self.turn_below)[0]
+                unsure = np.nonzero(p.max(axis=1) < below)[0]
                 if len(unsure):
                     p[unsure] = (p[unsure] + softmax(np.ascontiguousarray(chunk[unsure, ::-1, ::-1]))) / 2
                 outs.append(p)
