@@ -479,6 +479,8 @@ def test_inked_views_redraw_the_engraving_not_the_face():
     assert bolder and finer  # both ways drawn
     ctx = np.full((CONTEXT, CONTEXT, 3), 60, np.uint8)
     ctx[28:68, 33:63] = 235
+    ctx[38:58, 46:50] = (200, 30, 30)  # a red stroke on the face
     plain = view(ctx, (30, 40), np.random.default_rng(5), geometric=False)
     assert plain.shape == (INPUT_SIZE, INPUT_SIZE, 3)
     assert np.array_equal(view(ctx, (30, 40), np.random.default_rng(5), geometric=False, ink=0.0), plain)
+    assert not np.array_equal(view(ctx, (30, 40), np.random.default_rng(5), geometric=False, ink=1.0), plain)
