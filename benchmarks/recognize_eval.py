@@ -2,7 +2,7 @@
 
     pip install '.[bench]'
     python benchmarks/recognize_eval.py --data ../shared/data [--limit N] [--timing 20] [--photos held-out]
-        [--frame K] [--strips]
+        [--frame K] [--strips] [--condition NAME]
 
 Photos: the HK photos of the Roboflow *valid* split (``IMG_27*``, a Japanese set, and
 ``Screenshot*`` left out); neither of mjcam's models trained or tuned on them.
@@ -29,6 +29,9 @@ Printed per system:
 - with ``--strips``: the same on stretched photos made from these: each row and each column of
   tiles cut out as a band and stretched to the photo's size, as Roboflow's square resize
   stretched valid's strips (bands stretched 3 times or more);
+- with ``--condition NAME``: the same on each photo as a phone might have taken it in worse
+  conditions (:data:`CONDITIONS`: a warm or cool colour cast, dim light, blur, heavy JPEG, noise,
+  a glare spot, the photo turned by some degrees), the labels moved with it;
 - time per photo (each system in its own process, models loaded once, loading the file
   included) at the photos' 640x640 and on 12 MP upscaled copies, and each process's peak memory.
 """
@@ -227,6 +230,67 @@ def framed(records, k: float, folder: str) -> list:
     return out
 
 
+# photo conditions a phone photo at the table may bring (``--condition``)
+CONDITIONS = ("warm", "cool", "dim", "blur", "jpeg", "noise", "glare", "turn8", "turn-15")
+
+
+def conditioned(records, name: str, folder: str) -> list:
+    """Each photo as a phone might have taken it in the condition ``name`` (:data:`CONDITIONS`):
+    ``warm`` / ``cool`` — tungsten or shade light left uncorrected (red and blue scaled 1.25 / 0.65
+    or the other way round); ``dim`` — underexposed (gamma 1.8, then 0.6 times as bright, a little
+    noise); ``blur`` — out of focus (Gaussian, sigma 1.6 px at the photo's size); ``jpeg`` —
+    quality 12; ``noise`` — sensor noise (sigma 14); ``glare`` — a bright lamp spot; ``turnD`` —
+    the photo turned D degrees (counter-clockwise), grown to hold it, the corners filled with the
+    table's colour, each label the upright box around its turned box. Seeded: the same every run."""
+    from dataclasses import replace
+
+    import cv2
+    import numpy as np
+
+    from datasets.readers import LabelledBox
+
+    if name not in CONDITIONS:
+        raise ValueError(f"unknown condition {name!r} (one of {', '.join(CONDITIONS)})")
+    rng = np.random.default_rng(0)
+    out = []
+    for r in records:
+        a = cv2.cvtColor(cv2.imread(r.path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB).astype(np.float32)
+        h, w = a.shape[:2]
+        boxes = list(r.boxes)
+        if name in ("warm", "cool"):
+            a = a * (np.array([1.25, 0.95, 0.65]) if name == "warm" else np.array([0.7, 0.95, 1.25]))
+        elif name == "dim":
+            a = 255 * (a / 255) ** 1.8 * 0.6 + rng.normal(0, 3, a.shape)
+        elif name == "blur":
+            a = cv2.GaussianBlur(a, (0, 0), 1.6)
+        elif name == "noise":
+            a = a + rng.normal(0, 14, a.shape)
+        elif name == "glare":
+            yy, xx = np.mgrid[:h, :w]
+            cx, cy = rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h
+            a = a + 150 * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (0.18 * w) ** 2))[..., None]
+        elif name.startswith("turn"):
+            m = cv2.getRotationMatrix2D((w / 2, h / 2), float(name[4:]), 1.0)
+            c, s = abs(m[0, 0]), abs(m[0, 1])
+            W, H = int(round(h * s + w * c)), int(round(h * c + w * s))
+            m[0, 2] += (W - w) / 2
+            m[1, 2] += (H - h) / 2
+            edge = np.median(np.concatenate([a[0], a[-1], a[:, 0], a[:, -1]]), 0)
+            a = cv2.warpAffine(a, m, (W, H), flags=cv2.INTER_LINEAR, borderValue=tuple(float(v) for v in edge))
+            turned = []
+            for b in boxes:
+                x0, y0, x1, y1 = b.box
+                pts = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]], np.float64) @ m.T
+                turned.append(LabelledBox(b.code, (float(pts[:, 0].min()), float(pts[:, 1].min()),
+                                                   float(pts[:, 0].max()), float(pts[:, 1].max()))))
+            boxes, w, h = turned, W, H
+        a = np.clip(a, 0, 255).astype(np.uint8)
+        q = _copy_path(folder, r.path)[:-4] + f"-{name}.jpg"
+        cv2.imwrite(q, cv2.cvtColor(a, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 12 if name == "jpeg" else 95])
+        out.append(replace(r, path=q, width=w, height=h, boxes=boxes))
+    return out
+
+
 def strips(records, folder: str, least: float = 3.0) -> list:
     """Each row and each column of each photo's labelled tiles (``vision.group.reading_order``,
     across and down the photo; rows of four or more) cut out as a band (a margin of a third of
@@ -294,6 +358,8 @@ def main(argv=None) -> None:
     ap.add_argument("--strips", action="store_true",
                     help="each row of tiles cut out as a band and stretched to the photo's size (bands stretched 3 "
                          "times or more): stretched photos made where nothing is chosen")
+    ap.add_argument("--condition", choices=CONDITIONS, help="each photo as a phone might have taken it in worse "
+                    "conditions: a colour cast, dim light, blur, heavy JPEG, noise, glare, turned")
     args = ap.parse_args(argv)
     if args.worker:
         worker(*args.worker)
@@ -320,6 +386,9 @@ def evaluate(args, folder: str) -> None:
     if args.strips:
         recs = strips([r for r in recs if not r.stretched], folder)
         print("each row and column of tiles cut out as a band and stretched to the photo's size")
+    if args.condition:
+        recs = conditioned(recs, args.condition, folder)
+        print(f"each photo in the condition {args.condition!r}")
     paths = [r.path for r in recs]
     twice = sum(len(r.boxes) - len(r.tiles()) for r in recs)
     what = 'HK photos of the valid split' if args.photos == 'valid' else 'held-out training photos'

@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 
-from recognize_eval import assess, framed, strips  # noqa: E402
+from recognize_eval import CONDITIONS, assess, conditioned, framed, strips  # noqa: E402
 
 from datasets.readers import LabelledBox, LabelledImage  # noqa: E402
 
@@ -84,6 +84,57 @@ def test_framed_sets_the_photo_in_a_larger_table_and_moves_its_labels(tmp_path):
     assert a[85:95, 113:122].mean() > 220  # the tile, where its label now says
     table = np.concatenate([a[:50].reshape(-1, 3), a[130:].reshape(-1, 3)])
     assert np.abs(table.mean(0) - (30, 120, 40)).max() < 4  # the table: the photo's edge colour
+
+
+def _one_tile_photo(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    photo = np.zeros((60, 80, 3), np.uint8)
+    photo[:] = (30, 120, 40)  # green felt
+    photo[20:40, 30:45] = 200  # one light tile
+    path = tmp_path / "p.png"
+    Image.fromarray(photo).save(path)
+    out = tmp_path / "out"
+    out.mkdir()
+    return LabelledImage(str(path), 80, 60, [LabelledBox("Wd", (30, 20, 45, 40))]), str(out)
+
+
+def test_conditions_change_the_light_and_keep_the_labels(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    rec, out = _one_tile_photo(tmp_path)
+    (warm,) = conditioned([rec], "warm", out)
+    (cool,) = conditioned([rec], "cool", out)
+    (dim,) = conditioned([rec], "dim", out)
+    for r in (warm, cool, dim):
+        assert (r.width, r.height) == (80, 60) and r.boxes == rec.boxes and r.path.startswith(out)
+    face = {k: np.asarray(Image.open(r.path).convert("RGB")).astype(int)[25:35, 33:42].mean((0, 1))
+            for k, r in (("warm", warm), ("cool", cool), ("dim", dim))}
+    assert face["warm"][0] > 240 and face["warm"][2] < 140  # red up, blue down
+    assert face["cool"][2] > 240 and face["cool"][0] < 150
+    assert abs(face["dim"] - 200 * (200 / 255) ** 0.8 * 0.6).max() < 6
+    import pytest
+
+    with pytest.raises(ValueError, match="unknown condition"):
+        conditioned([rec], "foggy", out)
+    assert "turn8" in CONDITIONS
+
+
+def test_a_turned_photo_grows_and_its_labels_turn_with_it(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    rec, out = _one_tile_photo(tmp_path)
+    (turned,) = conditioned([rec], "turn-15", out)
+    a = np.asarray(Image.open(turned.path).convert("RGB")).astype(int)
+    assert a.shape[:2] == (turned.height, turned.width) and turned.width > 80 and turned.height > 60
+    x0, y0, x1, y1 = turned.boxes[0].box
+    assert turned.boxes[0].code == "Wd" and x1 - x0 > 15 and y1 - y0 > 20  # the box round the turned tile
+    cx, cy = round((x0 + x1) / 2), round((y0 + y1) / 2)
+    assert a[cy - 3:cy + 4, cx - 3:cx + 4].mean() > 180  # the tile, where its label now says
+    assert np.abs(a[1, 1] - (30, 120, 40)).max() < 8  # the grown corners: the table's colour
 
 
 def test_strips_stretch_each_row_to_the_photo_and_move_its_labels(tmp_path):
