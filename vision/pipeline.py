@@ -22,6 +22,7 @@ import numpy as np
 from .classify import LOW_CONFIDENCE, TileClassifier
 from .group import MeldGrouper, TileObs, hand_and_strays, reading_order, row_frame
 from .io import load_photo
+from .light import balanced, brightened
 from .labels import BACK, NOT_A_TILE
 from .locate import WORK_SIDE, BoxRefiner, ContourProposer, LearnedProposer, Proposal, suppress
 from .preprocess import SIDEWAYS_RATIO, shrink
@@ -373,7 +374,8 @@ class Recognizer:
     def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
                  low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
                  refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True,
-                 drop_straddlers: bool = True, fill_grid: bool = True, unstretch: bool = True):
+                 drop_straddlers: bool = True, fill_grid: bool = True, unstretch: bool = True,
+                 brighten: bool = True, balance: bool = True):
         self.classifier = classifier or TileClassifier()
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
         self.refiner = BoxRefiner() if refiner is True else (refiner or None)
@@ -381,6 +383,7 @@ class Recognizer:
         self.fill_grid = fill_grid
         self.drop_straddlers = drop_straddlers
         self.unstretch = unstretch
+        self.brighten, self.balance = brighten, balance  # vision.light: a dim photo, a colour cast
         self.work_side = work_side
         self.grouper = MeldGrouper(low_confidence)
         self.low_confidence = low_confidence
@@ -441,6 +444,9 @@ class Recognizer:
         h0, w0 = image.shape[:2]
         image = shrink(image, self.work_side)
         full_w, full_h = full_size or (w0, h0)
+        gain = 1.0
+        if self.brighten:
+            image, gain = brightened(image)
         factors, surely = stretches(image) if self.unstretch else ([], False)
         best = None if surely else self._read_as_is(image, full_w, full_h, path)
         sure = _sureness(best, self.low_confidence) if best is not None and factors else -1.0
@@ -454,6 +460,8 @@ class Recognizer:
                                "read squeezed back")
                 r.squeeze = (float(fx), float(fy))
                 best = r
+        if gain != 1:
+            best.notes.append(f"the photo is dim: read {gain:.1f} times as bright")
         return best  # a photo surely stretched has factors, and the first of them is kept at least
 
     def _read_as_is(self, image: np.ndarray, full_w: int, full_h: int, path: str | None) -> Recognition:
@@ -461,6 +469,10 @@ class Recognizer:
         to have the photo's shape (it may be squeezed along one axis)."""
         sx, sy = full_w / image.shape[1], full_h / image.shape[0]
         props = self.locate(image)
+        located = image
+        gains = np.ones(3)
+        if self.balance:  # tiles are read with a colour cast turned back, judged from their faces
+            image, gains = balanced(image, [p.box for p in props])
         probs = self.classifier.box_probabilities(image, [p.box for p in props])
         classes = self.classifier.classes
         kept: list[tuple[Proposal, int, float, list[tuple[str, float]], float]] = []
@@ -521,6 +533,9 @@ class Recognizer:
             notes.append(f"{len(stray_order)} tile(s) away from the hand (behind it, or a wall) are left out of it")
         if wide:
             notes.append("the rows run down the photo: read top to bottom")
+        if image is not located:
+            notes.append("the tile faces show a colour cast: read with red, green and blue scaled "
+                         + " / ".join(f"{g:.2f}" for g in gains))
         if not tiles:
             notes.append("no tiles found")
         return Recognition(path, int(full_w), int(full_h), tiles, groups, guess.hand, guess.needs_confirmation,
