@@ -471,8 +471,10 @@ class Recognizer:
         props = self.locate(image)
         located = image
         gains = np.ones(3)
-        if self.balance:  # tiles are read with a colour cast turned back, judged from their faces
+        if self.balance:  # a colour cast, judged from the tile faces, turned back; then looked at again
             image, gains = balanced(image, [p.box for p in props])
+            if image is not located:
+                props = self.locate(image)
         probs = self.classifier.box_probabilities(image, [p.box for p in props])
         classes = self.classifier.classes
         kept: list[tuple[Proposal, int, float, list[tuple[str, float]], float]] = []
