@@ -420,3 +420,52 @@ def test_sample_tiles_are_found_where_labelled_and_read_right(name):
     right = [t for t in truth if any(iou(tuple(t[1:]), r.box) >= 0.5 and r.code == t[0] for r in rec.tiles)]
     assert len(found) == len(truth)  # every labelled tile has a box at IoU 0.5
     assert len(right) >= len(truth) - 1
+
+
+def _spying(recognizer):
+    """The recogniser's detector, keeping each image it is shown."""
+    seen = []
+
+    def spy(image):
+        seen.append(image.copy())
+        return recognizer.proposers[0](image)
+
+    return spy, seen
+
+
+def test_a_dim_photo_is_looked_at_and_read_brightened():
+    from vision.light import BRIGHT_TO, DIM_BELOW, brightness
+
+    shipped = default_recognizer()
+    image = load_photo(PUNGS)[0]
+    dim = np.clip(255 * (image / 255.0) ** 1.8 * 0.6, 0, 255).astype(np.uint8)
+    assert brightness(dim) < DIM_BELOW
+    spy, seen = _spying(shipped)
+    rec = Recognizer(classifier=shipped.classifier, proposers=[spy], refiner=shipped.refiner, balance=False).read(dim)
+    assert abs(brightness(seen[0]) - BRIGHT_TO) < 4
+    assert any("dim" in n for n in rec.notes)
+    assert [t.code for t in rec.tiles] == [t.code for t in shipped.read(image).tiles]
+    spy, seen = _spying(shipped)
+    rec = Recognizer(classifier=shipped.classifier, proposers=[spy], refiner=shipped.refiner, brighten=False,
+                     balance=False).read(dim)
+    assert brightness(seen[0]) < DIM_BELOW and not any("dim" in n for n in rec.notes)
+
+
+def test_a_colour_cast_is_turned_back_and_the_photo_looked_at_again():
+    from vision.light import FACE, face_colour
+
+    shipped = default_recognizer()
+    image = load_photo(HONOURS)[0]  # faces within the training photos' balance
+    truth = shipped.read(image)
+    warm = np.clip(image * np.array([1.25, 0.95, 0.65]), 0, 255).astype(np.uint8)
+    spy, seen = _spying(shipped)
+    rec = Recognizer(classifier=shipped.classifier, proposers=[spy], refiner=shipped.refiner, balance=True).read(warm)
+    assert len(seen) == 2  # looked at as it is (to judge the cast), then with the cast turned back
+    faces = [face_colour(s, [t.box for t in truth.tiles]) for s in seen]
+    balance = [f / f.mean() for f in faces]
+    assert balance[0][2] < 0.8 and np.abs(balance[1] - FACE / FACE.mean()).max() < 0.04
+    assert any("colour cast" in n for n in rec.notes)
+    assert [t.code for t in rec.tiles] == [t.code for t in truth.tiles]
+    spy, seen = _spying(shipped)  # the photo as it is has no cast: looked at once
+    rec = Recognizer(classifier=shipped.classifier, proposers=[spy], refiner=shipped.refiner, balance=True).read(image)
+    assert len(seen) == 1 and not any("colour cast" in n for n in rec.notes)
