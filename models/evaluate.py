@@ -33,11 +33,15 @@ from vision.classify import TURN_BELOW, TileClassifier
 
 
 def as_read(recogniser, img, boxes):
-    """The photo and boxes as ``recogniser`` hands them to its classifier: a photo it finds
-    stretched out of shape (:func:`vision.pipeline.stretches`, from the pixels alone) squeezed back
-    by the factor its own reading chose, the boxes with it; any other photo as it is."""
+    """The photo and boxes as ``recogniser`` hands them to its classifier: a dim photo brightened
+    where the recogniser brightens (:func:`vision.light.brightened`), a photo it finds stretched
+    out of shape (:func:`vision.pipeline.stretches`, from the pixels alone) squeezed back by the
+    factor its own reading chose, the boxes with it; any other photo as it is."""
+    from vision.light import brightened
     from vision.pipeline import squeezed, stretches
 
+    if recogniser.brighten:
+        img = brightened(img)[0]
     if not stretches(img)[0]:
         return img, boxes
     fx, fy = recogniser.read(img).squeeze

@@ -11,8 +11,8 @@ from models.evaluate import as_read
 class _Recogniser:
     """Stands in for vision.pipeline.Recognizer: says which squeeze its reading kept."""
 
-    def __init__(self, squeeze):
-        self.squeeze, self.calls = squeeze, 0
+    def __init__(self, squeeze, brighten=True):
+        self.squeeze, self.calls, self.brighten = squeeze, 0, brighten
 
     def read(self, image):
         self.calls += 1
@@ -39,3 +39,14 @@ def test_a_stretched_photo_is_squeezed_back_as_the_recogniser_chose_boxes_and_al
     # the recogniser may still keep its reading as it is: then nothing is squeezed
     img, out = as_read(_Recogniser((1.0, 1.0)), wide, boxes)
     assert img is wide and out == boxes
+
+
+def test_a_dim_photo_is_brightened_as_the_recogniser_brightens_it():
+    from vision.light import BRIGHT_TO, brightness
+
+    rng = np.random.default_rng(2)
+    dim = (rng.random((120, 160, 3)) * 100).astype(np.uint8)
+    img, out = as_read(_Recogniser((1.0, 1.0)), dim, [(10, 10, 30, 40)])
+    assert abs(brightness(img) - BRIGHT_TO) < 4 and out == [(10, 10, 30, 40)]
+    img, _ = as_read(_Recogniser((1.0, 1.0), brighten=False), dim, [(10, 10, 30, 40)])
+    assert img is dim

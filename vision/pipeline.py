@@ -22,8 +22,8 @@ import numpy as np
 from .classify import LOW_CONFIDENCE, TileClassifier
 from .group import MeldGrouper, TileObs, hand_and_strays, reading_order, row_frame
 from .io import load_photo
-from .light import balanced, brightened
 from .labels import BACK, NOT_A_TILE
+from .light import balanced, brightened
 from .locate import WORK_SIDE, BoxRefiner, ContourProposer, LearnedProposer, Proposal, suppress
 from .preprocess import SIDEWAYS_RATIO, shrink
 
@@ -442,7 +442,9 @@ class Recognizer:
         A photo stretched out of shape (see :func:`stretches`; ``unstretch`` off: never) is also read
         squeezed back by each likely factor, and the reading with the most sure tiles in boxes shaped
         like tiles is kept (as it is, only if it might not be stretched after all: a photo surely
-        stretched is not read as it is)."""
+        stretched is not read as it is). A dim photo is read brightened (``brighten``,
+        :func:`vision.light.brightened`); with ``balance``, a colour cast the tile faces show is
+        turned back and the photo looked at again (:func:`vision.light.balanced`)."""
         h0, w0 = image.shape[:2]
         image = shrink(image, self.work_side)
         full_w, full_h = full_size or (w0, h0)
