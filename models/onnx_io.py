@@ -39,10 +39,10 @@ def load_weights(path: str) -> dict:
 
 
 def weights_from_onnx(path: str, model, calibration, member: int | None = None) -> dict:
-    """A state dict for ``model`` (a network of Conv–BatchNorm pairs and a final Linear, as
-    :class:`models.net.TileNet`) rebuilt from an exported ONNX file, so a shipped model can be
-    fine-tuned when its training checkpoint is gone (the final layer only when ``model`` has as
-    many classes).
+    """A state dict for ``model`` (a network of Conv–BatchNorm pairs and Linear layers, as
+    :class:`models.net.TileNet` or the box refiner's ``RefineNet``) rebuilt from an exported ONNX
+    file, so a shipped model can be fine-tuned when its training checkpoint is gone (a Linear
+    layer only where its shape agrees: the last is left as it is in a network of other classes).
 
     The export folded each BatchNorm into its convolution (weight ``W'``, bias ``b'``). The
     convolution takes ``W'``; its BatchNorm is set from statistics of ``W'x`` over the
@@ -70,13 +70,14 @@ def weights_from_onnx(path: str, model, calibration, member: int | None = None) 
     prefix = "" if member is None else f"m{member}/"
     ours = [n for n in graph.node if n.input[1:2] and n.input[1].startswith(prefix)]
     convs = [(inits[n.input[1]], inits[n.input[2]]) for n in ours if n.op_type == "Conv"]
-    gemm = next(n for n in ours if n.op_type == "Gemm")
+    gemms = [n for n in ours if n.op_type == "Gemm"]
     mods = list(model.modules())
     pairs = [(m, mods[i + 1]) for i, m in enumerate(mods[:-1])
              if isinstance(m, nn.Conv2d) and isinstance(mods[i + 1], nn.BatchNorm2d)]
     linear = [m for m in mods if isinstance(m, nn.Linear)]
-    if len(pairs) != len(convs) or len(linear) != 1:
-        raise ValueError(f"{path}: {len(convs)} convolutions for a network of {len(pairs)} Conv–BatchNorm pairs")
+    if len(pairs) != len(convs) or len(linear) != len(gemms):
+        raise ValueError(f"{path}: {len(convs)} convolutions and {len(gemms)} linear layers for a network of "
+                         f"{len(pairs)} Conv–BatchNorm pairs and {len(linear)} linear layers")
     with torch.no_grad():
         for (conv, bn), (w, b) in zip(pairs, convs):
             if tuple(conv.weight.shape) != w.shape:
@@ -87,12 +88,13 @@ def weights_from_onnx(path: str, model, calibration, member: int | None = None) 
             bn.running_var.fill_(1 - bn.eps)
             bn.weight.fill_(1)
             bn.bias.copy_(torch.from_numpy(np.array(b)))
-        w, b = inits[gemm.input[1]], inits[gemm.input[2]]
-        if not any(a.name == "transB" and a.i == 1 for a in gemm.attribute):
-            w = w.T
-        if tuple(linear[0].weight.shape) == w.shape:  # else a network of other classes: left as it is
-            linear[0].weight.copy_(torch.from_numpy(np.array(w)))
-            linear[0].bias.copy_(torch.from_numpy(np.array(b)))
+        for gemm, layer in zip(gemms, linear):
+            w, b = inits[gemm.input[1]], inits[gemm.input[2]]
+            if not any(a.name == "transB" and a.i == 1 for a in gemm.attribute):
+                w = w.T
+            if tuple(layer.weight.shape) == w.shape:  # else a network of other classes: left as it is
+                layer.weight.copy_(torch.from_numpy(np.array(w)))
+                layer.bias.copy_(torch.from_numpy(np.array(b)))
         stats = {}
         hooks = [bn.register_forward_hook(lambda mod, inp, out, key=id(bn): stats.__setitem__(
             key, (inp[0].mean((0, 2, 3)), inp[0].var((0, 2, 3), unbiased=False)))) for _, bn in pairs]

@@ -29,6 +29,7 @@ import math
 import os
 import time
 
+import cv2
 import numpy as np
 import torch
 from torch import nn
@@ -36,10 +37,11 @@ from torch import nn
 from datasets.augment import photometric
 from datasets.readers import held_out_sources, read_yolo
 from models.detector import load_photos
-from models.onnx_io import export_with_metadata, load_weights
+from models.onnx_io import export_with_metadata, load_weights, weights_from_onnx
 from vision.locate import refine_window, window_input
 
 WINDOW = 64
+BLUR_SIGMA = (0.5, 2.5)  # --blur: the Gaussian's sigma in window pixels
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
 
@@ -117,8 +119,9 @@ def normalise(win: np.ndarray) -> np.ndarray:
 
 
 class Windows(torch.utils.data.Dataset):
-    def __init__(self, items, seed: int, fixed: bool = False, extra=()):
+    def __init__(self, items, seed: int, fixed: bool = False, extra=(), blur: float = 0.0):
         self.items, self.seed, self.epoch, self.fixed = items, seed, 0, fixed
+        self.blur = blur  # that share of the training windows blurred further (sigma BLUR_SIGMA)
         self.samples = samples(items) + list(extra)
 
     def __len__(self) -> int:
@@ -139,6 +142,8 @@ class Windows(torch.utils.data.Dataset):
         if self.fixed:  # the held-out tiles: the proposal too, to compare with
             return torch.from_numpy(normalise(win)), torch.from_numpy(t), torch.from_numpy(target(prop, centre, side))
         win, t = quarter_turn(win, t, int(rng.integers(4)) if rng.random() < 0.5 else 0)
+        if rng.random() < self.blur:  # a photo out of focus or shaken
+            win = cv2.GaussianBlur(win, (0, 0), float(rng.uniform(*BLUR_SIGMA)))
         win = photometric(win, rng)
         return torch.from_numpy(normalise(win)), torch.from_numpy(t)
 
@@ -184,7 +189,11 @@ def main(argv=None) -> None:
                     help="also train on the shipped detector's own proposals (three looks) of the training "
                          "photos, and choose the epoch on its proposals of the held-out ones")
     ap.add_argument("--init", metavar="STATE",
-                    help="start from these weights (a .best state dict or a resumable .pt checkpoint): a fine-tune")
+                    help="start from these weights (a .best state dict, a resumable .pt checkpoint or an exported "
+                         ".onnx refiner such as the shipped one): a fine-tune")
+    ap.add_argument("--blur", type=float, default=0.0, metavar="SHARE",
+                    help="that share of the training windows blurred further (a Gaussian of sigma %g-%g window "
+                         "pixels), as a photo out of focus" % BLUR_SIGMA)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -207,7 +216,7 @@ def main(argv=None) -> None:
             extra, hold_extra = detector_samples(train_items, proposer), detector_samples(hold_items, proposer)
             with open(cache, "w") as fh:
                 json.dump([extra, hold_extra], fh)
-    train = Windows(train_items, args.seed, extra=[tuple(e) for e in extra])
+    train = Windows(train_items, args.seed, extra=[tuple(e) for e in extra], blur=args.blur)
     # the epoch is chosen on the held-out photos' real proposals when there are any
     hold = Windows(hold_items, args.seed + 1, fixed=True)
     if hold_extra:
@@ -218,7 +227,12 @@ def main(argv=None) -> None:
     hold_loader = torch.utils.data.DataLoader(hold, batch_size=256)
     model = RefineNet()
     if args.init:
-        model.load_state_dict(load_weights(args.init))
+        if args.init.endswith(".onnx"):  # the BatchNorms' statistics from training windows
+            cal = Windows(train_items, args.seed)
+            calibration = torch.stack([cal[i][0] for i in range(0, len(cal), max(1, len(cal) // 512))])
+            model.load_state_dict(weights_from_onnx(args.init, model, calibration))
+        else:
+            model.load_state_dict(load_weights(args.init))
         print(f"fine-tuning from {args.init}", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * len(loader),

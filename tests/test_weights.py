@@ -87,3 +87,40 @@ def test_bonus_reader_draws_photos_renders_and_other_tiles_in_set_shares():
     # eight outputs: no other tiles, the photos and renders half each
     w8 = sampling_weights(ys[:9], real[:9], 8)
     assert abs(w8.sum() - 1) < 1e-9 and abs(w8[real[:9]].sum() - 0.5) < 1e-9
+
+
+def test_the_shipped_box_refiner_becomes_the_same_network_again():
+    pytest.importorskip("onnx")
+    import numpy as np
+    import onnxruntime as ort
+
+    from models.onnx_io import weights_from_onnx
+    from models.refiner import WINDOW, RefineNet
+
+    gen = torch.Generator().manual_seed(0)
+    calibration, probe = torch.randn(32, 3, WINDOW, WINDOW, generator=gen), torch.randn(8, 3, WINDOW, WINDOW, generator=gen)
+    fresh = RefineNet()  # two linear layers: both are taken
+    fresh.load_state_dict(weights_from_onnx("models/box_refiner.onnx", RefineNet(), calibration))
+    fresh.eval()
+    session = ort.InferenceSession("models/box_refiner.onnx")
+    want = session.run(None, {session.get_inputs()[0].name: probe.numpy()})[0]
+    with torch.no_grad():
+        got = fresh(probe).numpy()
+    assert np.abs(got - want).max() < 1e-4 * max(1.0, np.abs(want).max())
+
+
+def test_refiner_windows_blurred_further_with_blur():
+    import numpy as np
+
+    from models.refiner import Windows
+
+    rng = np.random.default_rng(0)
+    photo = (rng.random((200, 300, 3)) * 255).astype(np.uint8)  # fine detail everywhere
+    items = [(photo, [(100.0, 60.0, 140.0, 115.0)] * 16, None)]
+
+    def sharpness(ds):  # mean absolute step between neighbouring pixels, over the windows
+        return float(np.mean([np.abs(np.diff(ds[i][0].numpy(), axis=2)).mean() for i in range(len(ds))]))
+
+    plain, blurred = Windows(items, 1), Windows(items, 1, blur=1.0)
+    assert len(blurred) == len(plain) == 16
+    assert sharpness(blurred) < 0.7 * sharpness(plain)
