@@ -98,7 +98,8 @@ def test_the_shipped_box_refiner_becomes_the_same_network_again():
     from models.refiner import WINDOW, RefineNet
 
     gen = torch.Generator().manual_seed(0)
-    calibration, probe = torch.randn(32, 3, WINDOW, WINDOW, generator=gen), torch.randn(8, 3, WINDOW, WINDOW, generator=gen)
+    calibration = torch.randn(32, 3, WINDOW, WINDOW, generator=gen)
+    probe = torch.randn(8, 3, WINDOW, WINDOW, generator=gen)
     fresh = RefineNet()  # two linear layers: both are taken
     fresh.load_state_dict(weights_from_onnx("models/box_refiner.onnx", RefineNet(), calibration))
     fresh.eval()

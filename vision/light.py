@@ -16,8 +16,9 @@ import numpy as np
 # labelled boxes (HK photos of the Roboflow train split, the held-out photos left out; the median
 # of the photos' medians): only its balance between the channels is used.
 FACE = np.array([220.5, 215.1, 206.0])
-DIM_BELOW = 170.0  # a photo whose 99th percentile of brightness (:func:`brightness`) lies under this is brightened ...
-BRIGHT_TO = 225.0  # ... to put it here,
+# a photo whose 99th percentile of brightness (:func:`brightness`) lies under DIM_BELOW is brightened
+DIM_BELOW = 170.0
+BRIGHT_TO = 225.0  # to put it here,
 MAX_GAIN = 3.0  # at most this many times as bright
 # a colour cast is turned back where a channel's gain differs from 1 by more than this (the
 # training photos' own faces lie within about 8 % of FACE's balance: 2nd to 98th percentile)
