@@ -473,11 +473,10 @@ class Recognizer:
         to have the photo's shape (it may be squeezed along one axis)."""
         sx, sy = full_w / image.shape[1], full_h / image.shape[0]
         props = self.locate(image)
-        located = image
         gains = np.ones(3)
         if self.balance:  # a colour cast, judged from the tile faces, turned back; then looked at again
             image, gains = balanced(image, [p.box for p in props])
-            if image is not located:
+            if np.any(gains != 1):
                 props = self.locate(image)
         probs = self.classifier.box_probabilities(image, [p.box for p in props])
         classes = self.classifier.classes
@@ -539,7 +538,7 @@ class Recognizer:
             notes.append(f"{len(stray_order)} tile(s) away from the hand (behind it, or a wall) are left out of it")
         if wide:
             notes.append("the rows run down the photo: read top to bottom")
-        if image is not located:
+        if np.any(gains != 1):
             notes.append("the tile faces show a colour cast: read with red, green and blue scaled "
                          + " / ".join(f"{g:.2f}" for g in gains))
         if not tiles:
