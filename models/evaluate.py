@@ -40,14 +40,13 @@ def as_read(recogniser, img, boxes):
     from vision.light import brightened
     from vision.pipeline import squeezed, stretches
 
-    if recogniser.brighten:
-        img = brightened(img)[0]
-    if not stretches(img)[0]:
-        return img, boxes
-    fx, fy = recogniser.read(img).squeeze
+    shown = brightened(img)[0] if recogniser.brighten else img
+    if not stretches(shown)[0]:
+        return shown, boxes
+    fx, fy = recogniser.read(img).squeeze  # (it brightens the photo itself: given it once only)
     if (fx, fy) == (1.0, 1.0):
-        return img, boxes
-    out = squeezed(img, fx, fy)
+        return shown, boxes
+    out = squeezed(shown, fx, fy)
     sx, sy = out.shape[1] / img.shape[1], out.shape[0] / img.shape[0]
     return out, [(b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy) for b in boxes]
 
