@@ -21,9 +21,10 @@ def _rotation(rng: np.random.Generator) -> float:
 
 
 def view(ctx: np.ndarray, size_wh, rng: np.random.Generator, out: int = INPUT_SIZE,
-         geometric: bool = True, ink: float = 0.0) -> np.ndarray:
+         geometric: bool = True, ink: float = 0.0, cast: float = 0.0) -> np.ndarray:
     """One augmented classifier input from a context crop with a box of ``size_wh`` at its centre;
-    with probability ``ink`` its engraving is also redrawn as another tile set might (:func:`inked`)."""
+    with probability ``ink`` its engraving is also redrawn as another tile set might (:func:`inked`),
+    with probability ``cast`` it is lit as by a lamp or shade left uncorrected (:func:`cast_light`)."""
     c = ctx.shape[0]
     bw, bh = float(size_wh[0]), float(size_wh[1])
     if geometric:
@@ -50,8 +51,27 @@ def view(ctx: np.ndarray, size_wh, rng: np.random.Generator, out: int = INPUT_SI
     if ink and rng.random() < ink:
         x = inked(x, rng)
     if geometric:
+        if cast and rng.random() < cast:
+            x = cast_light(x, rng)
         x = photometric(x, rng)
     return x
+
+
+def cast_light(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The picture as a camera that left a colour cast uncorrected would have taken it: red and
+    blue scaled apart along the warm–cool line (from a tungsten lamp, red about 1.35 and blue 0.7
+    of green, to deep shade, the other way round), green tinted by a few percent, the brightest
+    channel clipped as the camera clips it. Beyond the ±12 % white balance of :func:`photometric`.
+
+    >>> x = np.full((4, 4, 3), 200, np.uint8)
+    >>> y = cast_light(x, np.random.default_rng(1))
+    >>> y.shape, y.dtype, bool(y[..., 0].mean() != y[..., 2].mean())
+    ((4, 4, 3), dtype('uint8'), True)
+    """
+    t = rng.uniform(-1.0, 1.0)  # warm (+) to cool (-)
+    gains = np.exp(np.array([0.3 * t, rng.normal(0.0, 0.03), -0.35 * t]))
+    gains /= gains.mean()  # the cast, not the exposure
+    return np.clip(x.astype(np.float32) * gains.astype(np.float32), 0, 255).astype(np.uint8)
 
 
 def inked(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -42,16 +42,17 @@ class Views(Dataset):
     with the label mapped through ``label_map`` (class id -> the network's output index) if given."""
 
     def __init__(self, crops: CropSet, seed: int, out: int = INPUT_SIZE, label_map: dict | None = None,
-                 ink: float = 0.0):
+                 ink: float = 0.0, cast: float = 0.0):
         self.crops, self.seed, self.epoch, self.out, self.label_map = crops, seed, 0, out, label_map
         self.ink = ink  # the share of views whose engraving is redrawn (datasets.augment.inked)
+        self.cast = cast  # the share of views lit with a colour cast (datasets.augment.cast_light)
 
     def __len__(self) -> int:
         return len(self.crops)
 
     def __getitem__(self, i: int):
         rng = np.random.default_rng((self.seed, self.epoch, i))
-        x = view(self.crops.images[i], self.crops.sizes[i], rng, out=self.out, ink=self.ink)
+        x = view(self.crops.images[i], self.crops.sizes[i], rng, out=self.out, ink=self.ink, cast=self.cast)
         y = int(self.crops.labels[i])
         return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), self.label_map[y] if self.label_map else y
 
@@ -240,6 +241,9 @@ def main(argv=None) -> None:
     ap.add_argument("--ink", type=float, default=0.0, metavar="SHARE",
                     help="that share of the training views with strokes a pixel bolder or finer and inks' hue "
                          "turned a little, as another tile set might engrave the tile (datasets.augment.inked)")
+    ap.add_argument("--cast", type=float, default=0.0, metavar="SHARE",
+                    help="that share of the training views lit with a colour cast left uncorrected, warm to cool "
+                         "(datasets.augment.cast_light)")
     ap.add_argument("--negative-weight", type=float, default=1.0,
                     help="scale how often not-a-tile crops are drawn (it was over-predicted)")
     a = ap.parse_args(argv)
@@ -257,7 +261,7 @@ def main(argv=None) -> None:
     weights = (1.0 / np.maximum(counts, 1)) ** 0.5
     weights[CLASSES.index("not-a-tile")] *= a.negative_weight
     sampler = torch.utils.data.WeightedRandomSampler(weights[train.labels], num_samples=a.samples, replacement=True)
-    ds = Views(train, net_seed, out=a.size, ink=a.ink)
+    ds = Views(train, net_seed, out=a.size, ink=a.ink, cast=a.cast)
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(CLASSES))
     if a.init:
@@ -284,6 +288,8 @@ def main(argv=None) -> None:
         run["net_seed"] = net_seed
     if a.ink:
         run["ink"] = a.ink
+    if a.cast:
+        run["cast"] = a.cast
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: evaluate(m, hx, hy))
     meta = {"classes": list(CLASSES), "input_size": a.size, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4),
