@@ -1,12 +1,16 @@
 """Classifier speed: crops per second batched on one thread, model load time, peak memory.
 
     python benchmarks/classify_speed.py [--model models/tile_classifier.onnx] [--crops 2048] [--turn-below T]
+        [--quick FILE] [--quick-sure S]
 
 Runs the model on the labelled tiles of the sample photos (repeated to ``--crops``) at batch
 sizes 1, 16, 64 and 256, one intra-op thread, and prints figures against the target of 1,000
-crops/s: first with every crop also read turned half round, then as shipped, the turned copy
-read only where the first reading's top probability is under ``vision.classify.TURN_BELOW``
-(or ``--turn-below T``) — so the speed depends on the pixels, and real tiles are timed.
+crops/s: first with every crop also read turned half round, then with the turned copy read only
+where the first reading's top probability is under ``vision.classify.TURN_BELOW`` (or
+``--turn-below T``), then as shipped: the quick network first (``vision.classify.QUICK_MODEL``,
+or ``--quick FILE``), all the networks only for the crops it gives under ``QUICK_SURE`` — so the
+speed depends on the pixels, and real tiles are timed; the share of crops the quick network
+answers alone is printed with it.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from vision.classify import DEFAULT_MODEL, TURN_BELOW, TileClassifier  # noqa: E402
+from vision.classify import DEFAULT_MODEL, QUICK_MODEL, QUICK_SURE, TURN_BELOW, TileClassifier  # noqa: E402
 
 
 def sample_crops(clf: TileClassifier, n: int) -> np.ndarray:
@@ -47,20 +51,28 @@ def main() -> None:
     ap.add_argument("--crops", type=int, default=2048)
     ap.add_argument("--turn-below", type=float, default=TURN_BELOW, metavar="T",
                     help="read the turned copy only where the first reading is under T (as shipped: %(default)s)")
+    ap.add_argument("--quick", default=QUICK_MODEL, help="the quick network ('none': no quick first reading)")
+    ap.add_argument("--quick-sure", type=float, default=QUICK_SURE, metavar="S")
     a = ap.parse_args()
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
-    clf = TileClassifier(a.model, threads=1)
+    quick = None if a.quick == "none" else TileClassifier(a.quick, threads=1, turned=False, bonus=None, quick=False)
+    clf = TileClassifier(a.model, threads=1, quick=quick or False, quick_sure=a.quick_sure)
     clf.session  # noqa: B018
+    if quick:
+        quick.session  # noqa: B018
     load = time.perf_counter() - t0
     size = clf.input_size
     print(f"model {a.model}: {os.path.getsize(a.model) / 1e6:.2f} MB, input {size}x{size}, "
           f"{len(clf.classes)} classes, load {load * 1000:.0f} ms")
     crops = sample_crops(clf, a.crops)
-    modes = [("every crop both ways round: ", 1.0), (f"the turn only under {a.turn_below:g}: ", a.turn_below)]
+    modes = [("every crop both ways round: ", 1.0, None), (f"the turn only under {a.turn_below:g}: ", a.turn_below, None)]
+    if quick:
+        alone = float(np.mean(quick.probabilities(crops).max(axis=1) >= a.quick_sure))
+        modes.append((f"the quick network first ({alone:.0%} alone): ", a.turn_below, quick))
     clf.probabilities(crops[:64])  # warm-up
-    for what, below in modes:
-        clf.turn_below = below
+    for what, below, first in modes:
+        clf.turn_below, clf.quick = below, first
         for batch in (1, 16, 64, 256):
             clf.batch = batch
             n = a.crops if batch > 1 else min(a.crops, 512)

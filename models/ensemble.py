@@ -10,13 +10,16 @@ exactly, so the app reads the file like any other classifier. No weights change 
 needed: the members' graphs are copied as they are, their names prefixed ``m0/``, ``m1/``, …
 A file joined before counts as its networks, so ``models.ensemble models/tile_classifier.onnx
 new.onnx`` adds one network with the same weight as each of the others, and ``models.ensemble
-models/tile_classifier.onnx new.onnx --leave-out 0`` puts ``new.onnx`` in place of network 0.
+models/tile_classifier.onnx new.onnx --leave-out 0`` puts ``new.onnx`` in place of network 0. ``--extract K`` writes network K
+of a joined file as a classifier file of its own (the quick network the app reads every crop with
+first, ``models/tile_classifier_quick.onnx``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 
 KEYS = ("classes", "input_size", "mean", "std", "layout")  # must agree among the members
 
@@ -110,16 +113,44 @@ def join(paths: list[str], leave_out=()):
     return joined
 
 
+def extract(path: str, k: int):
+    """Network ``k`` of the classifier file ``path`` as a classifier model of its own (an
+    ``onnx.ModelProto`` with the file's labels, input and normalisation in its metadata, and
+    ``network_of``: which file and network it is)."""
+    import onnx
+
+    found = networks(path)
+    if not 0 <= k < len(found):
+        raise ValueError(f"--extract {k}: {path} has networks 0 to {len(found) - 1}")
+    model, meta = found[k]
+    model = onnx.ModelProto.FromString(model.SerializeToString())  # a copy to label
+    model.producer_name = "mjcam models.ensemble"
+    del model.metadata_props[:]
+    for key, value in meta.items():
+        model.metadata_props.add(key=key, value=value)
+    model.metadata_props.add(key="network_of", value=json.dumps({"file": os.path.basename(path), "network": k}))
+    onnx.checker.check_model(model)
+    return model
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="join classifiers into one ONNX file answering their mean probability")
     ap.add_argument("models", nargs="+", help="exported classifiers (.onnx) with the same labels and input")
     ap.add_argument("--out", required=True)
     ap.add_argument("--leave-out", type=int, nargs="+", default=[], metavar="K",
                     help="leave out network K (counting the networks of all the files in order, from 0)")
+    ap.add_argument("--extract", type=int, metavar="K",
+                    help="write network K of the one file given as a classifier of its own instead of joining")
     a = ap.parse_args(argv)
     import onnx
 
     try:
+        if a.extract is not None:
+            if len(a.models) != 1:
+                raise ValueError("--extract takes one file")
+            onnx.save(extract(a.models[0], a.extract), a.out)
+            print(f"wrote {a.out}: network {a.extract} of {a.models[0]}")
+            return
         joined = join(a.models, a.leave_out)
     except ValueError as e:
         raise SystemExit(f"models.ensemble: {e}") from None

@@ -29,7 +29,7 @@ from collections import Counter
 from datasets.crops import load_oriented, load_rgb
 from datasets.readers import held_out_sources, read_crop_csv, read_yolo, roboflow_subset
 from scoring.tiles import FLOWERS, SEASONS
-from vision.classify import TURN_BELOW, TileClassifier
+from vision.classify import QUICK_SURE, TURN_BELOW, TileClassifier
 
 
 def as_read(recogniser, img, boxes):
@@ -155,11 +155,21 @@ def main(argv=None) -> None:
                          "squeezed back first (the classifier's crops in the pipeline)")
     ap.add_argument("--bonus", default="models/bonus_reader.onnx",
                     help="the bonus-tile reader that looks again at flowers and seasons ('none': the classifier alone)")
+    ap.add_argument("--quick", default="auto",
+                    help="the quick network that reads every crop first ('auto': the shipped one with the shipped "
+                         "classifier, else none; 'none'; or a file, models.ensemble --extract)")
+    ap.add_argument("--quick-sure", type=float, default=QUICK_SURE, metavar="S",
+                    help="a crop the quick network gives at least S keeps its reading (as shipped: %(default)s)")
     a = ap.parse_args(argv)
+    quick = (None if a.quick == "auto" else False if a.quick == "none"
+             else TileClassifier(a.quick, threads=2, turned=False, bonus=None, quick=False))
     bonus = None if a.bonus == "none" else TileClassifier(a.bonus, threads=2, turned=not a.single, bonus=None,
                                                           turn_below=1.0)
-    clf = TileClassifier(a.model, threads=2, turned=not a.single, bonus=bonus, turn_below=a.turn_below)
+    clf = TileClassifier(a.model, threads=2, turned=not a.single, bonus=bonus, turn_below=a.turn_below,
+                         quick=quick, quick_sure=a.quick_sure)
     clf.session  # noqa: B018
+    print(f"quick network: {clf.quick.model_path if clf.quick else 'none'}"
+          + (f", its readings kept at {clf.quick_sure:g} and over" if clf.quick else ""))
     res = (evaluate_camerash(clf, a.data) if a.camerash else evaluate_held_out(clf, a.data) if a.held_out
            else evaluate_valid(clf, a.data, recognised=a.as_read))
     for k, v in res.items():

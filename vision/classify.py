@@ -19,6 +19,9 @@ from .session import ModelError, OnnxStage
 _MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
 DEFAULT_MODEL = os.path.join(_MODELS, "tile_classifier.onnx")
 BONUS_MODEL = os.path.join(_MODELS, "bonus_reader.onnx")
+# one network of the classifier file alone (models.ensemble --extract): it reads every crop first,
+# and only the crops it is not sure of go to all the networks (MODEL_CARD.md, "A first look")
+QUICK_MODEL = os.path.join(_MODELS, "tile_classifier_quick.onnx")
 LOW_CONFIDENCE = 0.80  # below this a tile goes to a person to confirm
 BONUS_MIN_MASS = 0.2  # the bonus reader looks again at a tile the classifier gives this much bonus probability
 OTHER = "other"  # a bonus reader's output for "no flower or season" (readers trained with --other have it)
@@ -26,6 +29,9 @@ OTHER = "other"  # a bonus reader's output for "no flower or season" (readers tr
 # (chosen on the held-out photos: as many read right as with every crop read both ways, and 0.9;
 # MODEL_CARD.md)
 TURN_BELOW = 0.6
+# a crop the quick network gives at least this top probability keeps its reading (chosen on the
+# held-out photos, MODEL_CARD.md)
+QUICK_SURE = 0.99
 
 
 @dataclass
@@ -51,13 +57,19 @@ class TileClassifier(OnnxStage):
     ``bonus``: the :class:`TileClassifier` of the bonus reader (``True``: the shipped one,
     ``None``/``False``: none). It reads a tile at a larger input and shares out, among the
     flowers and seasons, the probability the classifier gives them as a whole (see
-    :meth:`box_probabilities`)."""
+    :meth:`box_probabilities`).
+
+    ``quick``: the :class:`TileClassifier` of one of this model's networks alone, which reads every
+    crop first; a crop it gives a top probability of at least ``quick_sure`` keeps that reading, the
+    rest are read by this model (``None``: the shipped quick network where this is the shipped
+    classifier, else none; ``False``: none)."""
 
     what = "tile classifier"
 
     def __init__(self, model_path: str | None = None, threads: int | None = None, batch: int = 64,
                  alternatives: int = 3, turned: bool = True, bonus: "TileClassifier | bool | None" = True,
-                 turn_below: float = TURN_BELOW):
+                 turn_below: float = TURN_BELOW, quick: "TileClassifier | bool | None" = None,
+                 quick_sure: float = QUICK_SURE):
         super().__init__(model_path or DEFAULT_MODEL, threads)
         self.batch, self.alternatives = batch, alternatives
         self.turned = turned  # also read each crop turned half round, and average
@@ -66,6 +78,12 @@ class TileClassifier(OnnxStage):
         # (the bonus reader reads its few tiles both ways round, as it was chosen)
         self.bonus = (TileClassifier(BONUS_MODEL, threads, batch, alternatives, turned, bonus=None, turn_below=1.0)
                       if bonus is True else (bonus or None))
+        if quick is None:
+            quick = os.path.abspath(self.model_path) == DEFAULT_MODEL and os.path.exists(QUICK_MODEL)
+        self.quick = (TileClassifier(QUICK_MODEL, threads, batch, alternatives, turned=False, bonus=None, quick=False)
+                      if quick is True else (quick or None))
+        self.quick_sure = quick_sure
+        self._quick_checked = False
         self.classes: tuple[str, ...] = ()
         self.input_size = 64
         self.mean = self.std = (0.5, 0.5, 0.5)
@@ -80,9 +98,33 @@ class TileClassifier(OnnxStage):
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """Softmax probabilities (N, classes) for N prepared crops (N, S, S, 3) uint8 RGB."""
-        sess = self.session
         if len(crops) == 0:
+            self.session  # noqa: B018  (loads the labels)
             return np.zeros((0, len(self.classes)), np.float32)
+        if self.quick is None:
+            return self._read(crops)
+        self._check_quick()
+        outs = []
+        for i in range(0, len(crops), self.batch):
+            chunk = crops[i:i + self.batch]
+            p = self.quick.probabilities(chunk)
+            rest = np.nonzero(p.max(axis=1) < self.quick_sure)[0]
+            if len(rest):
+                p[rest] = self._read(np.ascontiguousarray(chunk[rest]))
+            outs.append(p)
+        return np.concatenate(outs)
+
+    def _check_quick(self) -> None:
+        if not self._quick_checked:
+            self.session, self.quick.session  # noqa: B018  (loads both models' metadata)
+            if (self.quick.classes, self.quick.input_size, self.quick.mean, self.quick.std) != \
+                    (self.classes, self.input_size, self.mean, self.std):
+                raise ModelError(f"{self.quick.model_path}: labels or input differ from {self.model_path}'s")
+            self._quick_checked = True
+
+    def _read(self, crops: np.ndarray) -> np.ndarray:
+        """Probabilities of every crop by this model (the turned copy read too where unsure)."""
+        sess = self.session
         name = sess.get_inputs()[0].name
 
         def softmax(x: np.ndarray) -> np.ndarray:
