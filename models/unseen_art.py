@@ -3,7 +3,7 @@ check of how a reader copes with tile sets it has never seen, for choosing betwe
 held-out photos show only the training photos' tile family).
 
     python -m models.unseen_art models/bonus_reader.onnx /tmp/candidate.onnx [--per-face 30] [--classifier X.onnx]
-    python -m models.unseen_art --tiles all --per-face 10 [--classifier X.onnx]     # every tile, for classifiers
+    python -m models.unseen_art --tiles all --per-face 10 [--classifier X.onnx [--quick Y.onnx]]  # every tile
 
 Art: KDE's ``jade`` set (white art on a green jade face: numbered plants, seasons with 春夏秋冬;
 Debian ``kdegames-mahjongg-data-kf5``), GNOME Mahjongg's ``smooth`` (梅蘭菊竹 and 春夏秋冬 in
@@ -73,6 +73,9 @@ def main(argv=None) -> None:
                     help="bonus reader ONNX files (default: the shipped one)")
     ap.add_argument("--per-face", type=int, default=30)
     ap.add_argument("--classifier", help="the tile classifier of the stage (default: the shipped one)")
+    ap.add_argument("--quick", default="auto",
+                    help="the quick network that reads every crop first ('auto': the shipped one with the shipped "
+                         "classifier, else none; 'none'; or a file)")
     ap.add_argument("--tiles", choices=("bonus", "all"), default="bonus",
                     help="the eight flowers and seasons (for bonus readers) or all 42 tiles (for classifiers)")
     a = ap.parse_args(argv)
@@ -83,7 +86,9 @@ def main(argv=None) -> None:
     items = render(faces, a.per_face)
     for path in a.readers:
         reader = TileClassifier(path, bonus=None, turn_below=1.0)
-        stage = TileClassifier(a.classifier, bonus=reader)
+        quick = (None if a.quick == "auto" else False if a.quick == "none"
+                 else TileClassifier(a.quick, bonus=None, turned=False, quick=False))
+        stage = TileClassifier(a.classifier, bonus=reader, quick=quick)
         right, alone, total = Counter(), Counter(), Counter()  # bonus tiles also under (set, "bonus")
         for name, code, picture, box in items:
             keys = [name, "all"] + ([(name, "bonus"), "bonus"] if code in BONUS else [])

@@ -10,7 +10,8 @@ import pytest
 
 from mjcam.cli import main
 from scoring.tiles import FLOWERS, SEASONS
-from vision.classify import BONUS_MIN_MASS, BONUS_MODEL, DEFAULT_MODEL, ModelError, TileClassifier, default_classifier
+from vision.classify import (BONUS_MIN_MASS, BONUS_MODEL, DEFAULT_MODEL, QUICK_MODEL, ModelError, TileClassifier,
+                             default_classifier)
 from vision.io import ImageError, load_image
 from vision.labels import CLASSES
 
@@ -100,10 +101,10 @@ def test_the_turned_copy_is_read_only_where_the_first_reading_is_unsure():
     plain = default_classifier()
     images = [load_image(p) for p in CROPS]
     crops = np.stack([plain.crops(im, [(0, 0, im.shape[1], im.shape[0])])[0] for im in images])
-    once = TileClassifier(turned=False, bonus=None).probabilities(crops)
-    both = TileClassifier(turn_below=1.0, bonus=None).probabilities(crops)
+    once = TileClassifier(turned=False, bonus=None, quick=False).probabilities(crops)
+    both = TileClassifier(turn_below=1.0, bonus=None, quick=False).probabilities(crops)
     bound = float(np.median(once.max(axis=1)))  # some crops sure of their first reading, some not
-    chosen = TileClassifier(turn_below=bound, bonus=None).probabilities(crops)
+    chosen = TileClassifier(turn_below=bound, bonus=None, quick=False).probabilities(crops)
     sure = once.max(axis=1) >= bound
     assert sure.any() and (~sure).any()
     np.testing.assert_allclose(chosen[sure], once[sure], atol=1e-6)
@@ -111,6 +112,32 @@ def test_the_turned_copy_is_read_only_where_the_first_reading_is_unsure():
     assert not np.allclose(once[~sure], both[~sure], atol=1e-4)  # the turn does change those readings
     assert plain.turn_below < 1 and plain.bonus.turn_below == 1  # the reader reads its few tiles both ways
 
+
+
+def test_the_shipped_quick_network_is_a_network_of_the_shipped_classifier():
+    onnx = pytest.importorskip("onnx")
+    from models.ensemble import extract
+
+    clf = default_classifier()
+    assert clf.quick is not None and clf.quick.model_path == QUICK_MODEL
+    quick = onnx.load(QUICK_MODEL)
+    k = json.loads({e.key: e.value for e in quick.metadata_props}["network_of"])["network"]
+    cut = extract(DEFAULT_MODEL, k)  # the same weights, or the quick file is stale
+    weights = {i.name: onnx.numpy_helper.to_array(i) for i in cut.graph.initializer}
+    assert weights and {i.name for i in quick.graph.initializer} == set(weights)
+    for i in quick.graph.initializer:
+        np.testing.assert_array_equal(onnx.numpy_helper.to_array(i), weights[i.name])
+
+
+def test_the_quick_first_look_reads_the_sample_crops_as_all_networks_do():
+    images = [load_image(p) for p in CROPS]
+    clf = default_classifier()
+    crops = np.stack([clf.crops(im, [(0, 0, im.shape[1], im.shape[0])])[0] for im in images])
+    full = TileClassifier(bonus=None, quick=False).probabilities(crops)
+    first = TileClassifier(bonus=None).probabilities(crops)
+    assert list(first.argmax(axis=1)) == list(full.argmax(axis=1))
+    alone = clf.quick.probabilities(crops).max(axis=1) >= clf.quick_sure
+    assert alone.any()  # the quick network does answer some crops alone
 
 def test_sessions_take_two_threads_unless_told(monkeypatch):
     from vision.session import default_threads

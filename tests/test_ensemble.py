@@ -85,3 +85,49 @@ def test_a_network_of_a_joined_file_is_replaced_by_leaving_it_out(tmp_path):
     assert [m["trained_on"] for m in json.loads(meta["ensemble_of"])] == [json.dumps(f"m{i}.onnx") for i in (1, 2, 3)]
     with pytest.raises(ValueError, match="networks 0 to 3"):
         join([str(tmp_path / "three.onnx"), paths[3]], leave_out=[4])
+
+
+def test_a_network_is_cut_out_as_a_classifier_of_its_own(tmp_path):
+    from models.ensemble import extract
+
+    rng = np.random.default_rng(6)
+    paths = [tiny(tmp_path / f"m{i}.onnx", rng.normal(0, 0.02, (48, 3))) for i in range(3)]
+    onnx.save(join(paths), str(tmp_path / "three.onnx"))
+    onnx.save(extract(str(tmp_path / "three.onnx"), 1), str(tmp_path / "one.onnx"))
+    crops = rng.integers(0, 256, (5, 4, 4, 3), dtype=np.uint8)
+    alone = TileClassifier(paths[1], bonus=None, turned=False).probabilities(crops)
+    cut = TileClassifier(str(tmp_path / "one.onnx"), bonus=None, turned=False)
+    np.testing.assert_allclose(cut.probabilities(crops), alone, atol=1e-6)
+    assert cut.classes == ("a", "b", "c") and cut.input_size == 4
+    meta = {e.key: e.value for e in onnx.load(str(tmp_path / "one.onnx")).metadata_props}
+    assert json.loads(meta["network_of"]) == {"file": "three.onnx", "network": 1}
+    assert meta["trained_on"] == json.dumps("m1.onnx")  # the network's own notes
+    with pytest.raises(ValueError, match="networks 0 to 2"):
+        extract(str(tmp_path / "three.onnx"), 3)
+
+
+def test_the_quick_network_keeps_only_the_readings_it_is_sure_of(tmp_path):
+    from vision.session import ModelError
+
+    rng = np.random.default_rng(7)
+    full_path = tiny(tmp_path / "full.onnx", rng.normal(0, 0.02, (48, 3)))
+    quick_path = tiny(tmp_path / "quick.onnx", rng.normal(0, 0.05, (48, 3)))
+    crops = rng.integers(0, 256, (40, 4, 4, 3), dtype=np.uint8)
+    full = TileClassifier(full_path, bonus=None, turned=False, quick=False).probabilities(crops)
+    quick_clf = TileClassifier(quick_path, bonus=None, turned=False, quick=False)
+    first = quick_clf.probabilities(crops)
+    bound = float(np.median(first.max(axis=1)))
+    got = TileClassifier(full_path, bonus=None, turned=False, quick=quick_clf, quick_sure=bound,
+                         batch=16).probabilities(crops)
+    sure = first.max(axis=1) >= bound
+    assert sure.any() and (~sure).any()
+    np.testing.assert_allclose(got[sure], first[sure], atol=1e-6)
+    np.testing.assert_allclose(got[~sure], full[~sure], atol=1e-6)
+    assert not np.allclose(first[~sure], full[~sure], atol=1e-3)  # the two models disagree there
+    # a quick network must read the same labels and input as the model it stands in for
+    other = TileClassifier(tiny(tmp_path / "other.onnx", np.zeros((48, 3)), classes=("a", "b", "d")),
+                           bonus=None, turned=False, quick=False)
+    with pytest.raises(ModelError, match="labels or input differ"):
+        TileClassifier(full_path, bonus=None, quick=other).probabilities(crops)
+    # only the shipped classifier takes the shipped quick network unasked
+    assert TileClassifier(full_path, bonus=None).quick is None
