@@ -31,10 +31,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from datasets.augment import photometric
+from datasets.augment import cast_light, photometric
 from datasets.readers import held_out_sources, read_yolo
 from datasets.synthetic import VERSION as SYNTHETIC_VERSION
-from models.onnx_io import export_with_metadata, load_weights
+from models.onnx_io import export_with_metadata, load_weights, weights_from_onnx
 from vision.locate import decode
 
 STRIDE = 4
@@ -108,8 +108,10 @@ def targets(boxes: np.ndarray, h: int, w: int, stride: int = STRIDE):
     return heat[None], size, off, mask[None]
 
 
-def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, side: int = SIDE):
-    """A side x side training view: quarter turn, zoom, shift, light; boxes follow (never mirrored)."""
+def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, side: int = SIDE,
+                cast: float = 0.0):
+    """A side x side training view: quarter turn, zoom, shift, light; boxes follow (never mirrored).
+    With probability ``cast`` the view is lit with a colour cast (:func:`datasets.augment.cast_light`)."""
     k = int(rng.integers(4)) if rng.random() < 0.5 else 0
     h, w = image.shape[:2]
     b = boxes.copy()
@@ -136,6 +138,8 @@ def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, 
         cx, cy = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
         keep = (cx >= 0) & (cx < side) & (cy >= 0) & (cy < side)
         b = np.clip(b[keep], 0, side)
+    if cast and rng.random() < cast:
+        out = cast_light(out, rng)
     out = photometric(out, rng)
     return out, b.reshape(-1, 4)
 
@@ -216,8 +220,8 @@ def synthetic_hands(n: int, seed: int, white_dragons: float = 0.0) -> list[tuple
 
 
 class Views(torch.utils.data.Dataset):
-    def __init__(self, items, seed: int):
-        self.items, self.seed, self.epoch = items, seed, 0
+    def __init__(self, items, seed: int, cast: float = 0.0):
+        self.items, self.seed, self.epoch, self.cast = items, seed, 0, cast
 
     def __len__(self) -> int:
         return len(self.items)
@@ -225,7 +229,7 @@ class Views(torch.utils.data.Dataset):
     def __getitem__(self, i: int):
         rng = np.random.default_rng((self.seed, self.epoch, i))
         image, boxes, trusted = self.items[i]
-        img, boxes = random_view(image, boxes, rng)
+        img, boxes = random_view(image, boxes, rng, cast=self.cast)
         heat, size, off, mask = targets(boxes, SIDE, SIDE)
         x = (img.astype(np.float32) / 255.0 - np.float32(MEAN)) / np.float32(STD)
         return (torch.from_numpy(np.ascontiguousarray(x.transpose(2, 0, 1))), torch.from_numpy(heat),
@@ -269,8 +273,11 @@ def match(pred: np.ndarray, truth: np.ndarray, thr: float = 0.5) -> int:
     return hits
 
 
+THRESHOLDS = (0.1, 0.15, 0.2, 0.3, 0.4)  # heat thresholds tried on the held-out photos each epoch
+
+
 @torch.no_grad()
-def evaluate(model: DetNet, items, side: int = SIDE, thresholds=(0.1, 0.15, 0.2, 0.3, 0.4)) -> dict:
+def evaluate(model: DetNet, items, side: int = SIDE, thresholds=THRESHOLDS) -> dict:
     from vision.locate import letterbox_photo, suppress
 
     model.eval()
@@ -316,7 +323,13 @@ def main(argv=None) -> None:
     ap.add_argument("--holdout", type=float, default=0.1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", metavar="STATE",
-                    help="start from these weights (a .best state dict or a resumable .pt checkpoint): a fine-tune")
+                    help="start from these weights (a .best state dict, a resumable .pt checkpoint or an exported "
+                         ".onnx detector such as the shipped one): a fine-tune")
+    ap.add_argument("--cast", type=float, default=0.0, metavar="SHARE",
+                    help="that share of the training views lit with a colour cast left uncorrected, warm to cool "
+                         "(datasets.augment.cast_light)")
+    ap.add_argument("--threshold", type=float, metavar="T",
+                    help="export at this heat threshold (default: the one the held-out photos choose each epoch)")
     ap.add_argument("--oversample", metavar="CODES:K", help="show the training photos holding any of these "
                     "tiles K times an epoch, e.g. 'Wd,2s:3' (tiles the detector misses most)")
     args = ap.parse_args(argv)
@@ -350,11 +363,15 @@ def main(argv=None) -> None:
     print(f"train: {len(train_items)} photos ({sum(t for *_, t in train_items)} with trusted sizes) + {len(syn)} "
           f"synthetic; held out: {len(hold_items)} photos of {len(held)} sources", flush=True)
 
-    data = Views(items, args.seed)
+    data = Views(items, args.seed, cast=args.cast)
     loader = torch.utils.data.DataLoader(data, batch_size=args.batch, shuffle=True, num_workers=1,
                                          drop_last=True, persistent_workers=False)
     model = DetNet()
-    if args.init:
+    if args.init and args.init.endswith(".onnx"):  # the BatchNorms set from a batch of views
+        calibration = torch.stack([data[i][0] for i in range(0, len(data), max(1, len(data) // 64))])
+        model.load_state_dict(weights_from_onnx(args.init, model, calibration))
+        print(f"fine-tuning from {args.init}", flush=True)
+    elif args.init:
         model.load_state_dict(load_weights(args.init))
         print(f"fine-tuning from {args.init}", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -380,9 +397,11 @@ def main(argv=None) -> None:
             sched.step()
             tot += loss.item()
             parts += p
-        ev = evaluate(model, hold_items)
+        ev = evaluate(model, hold_items, thresholds=THRESHOLDS if args.threshold is None
+                      else tuple(sorted({*THRESHOLDS, args.threshold})))
         # the threshold and epoch are chosen on held-out train photos: F1 weighted towards recall
-        thr, r = max(ev.items(), key=lambda kv: 2 * kv[1]["recall"] + kv[1]["precision"])
+        thr, r = max(((t, v) for t, v in ev.items() if args.threshold is None or t == args.threshold),
+                     key=lambda kv: 2 * kv[1]["recall"] + kv[1]["precision"])
         score = 2 * r["recall"] + r["precision"]
         line = " ".join(f"t{t}:R{v['recall']:.3f}/P{v['precision']:.3f}" for t, v in ev.items())
         print(f"epoch {epoch + 1}/{args.epochs} loss {tot / len(loader):.3f} ({', '.join(f'{v / len(loader):.3f}' for v in parts)}) "

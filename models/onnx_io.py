@@ -39,10 +39,11 @@ def load_weights(path: str) -> dict:
 
 
 def weights_from_onnx(path: str, model, calibration, member: int | None = None) -> dict:
-    """A state dict for ``model`` (a network of Conv–BatchNorm pairs and Linear layers, as
-    :class:`models.net.TileNet` or the box refiner's ``RefineNet``) rebuilt from an exported ONNX
-    file, so a shipped model can be fine-tuned when its training checkpoint is gone (a Linear
-    layer only where its shape agrees: the last is left as it is in a network of other classes).
+    """A state dict for ``model`` (a network of convolutions, each followed by a BatchNorm or not,
+    and Linear layers, as :class:`models.net.TileNet`, the box refiner's ``RefineNet`` or the
+    detector's ``DetNet``) rebuilt from an exported ONNX file, so a shipped model can be
+    fine-tuned when its training checkpoint is gone (a Linear layer only where its shape agrees:
+    the last is left as it is in a network of other classes).
 
     The export folded each BatchNorm into its convolution (weight ``W'``, bias ``b'``). The
     convolution takes ``W'``; its BatchNorm is set from statistics of ``W'x`` over the
@@ -50,6 +51,12 @@ def weights_from_onnx(path: str, model, calibration, member: int | None = None) 
     ``m`` and variance ``v``, scale ``√(v + ε)``, shift ``m + b'``. In eval mode that is exactly
     ``W'x + b'``, and in training mode, where a batch's own statistics stand in for ``m`` and
     ``v``, nearly so — the network starts where the shipped model is rather than from a shock.
+    A convolution with no BatchNorm after it takes ``W'`` and ``b'`` as they are.
+
+    The exported nodes are named after the modules they came from (``/s4/s4.0/s4.0.0/Conv``): where
+    every convolution's name names a convolution of ``model``, that says which is which (a network
+    whose modules run in another order than they are declared, as the detector's feature
+    pyramid); otherwise they are taken in the order declared.
 
     A file of several networks joined by :mod:`models.ensemble` gives the one numbered ``member``
     (0, 1, …; its weights are those named ``m<member>/…``)."""
@@ -69,20 +76,37 @@ def weights_from_onnx(path: str, model, calibration, member: int | None = None) 
         raise ValueError(f"{path} has no member {member} (it joins {joined} networks)")
     prefix = "" if member is None else f"m{member}/"
     ours = [n for n in graph.node if n.input[1:2] and n.input[1].startswith(prefix)]
-    convs = [(inits[n.input[1]], inits[n.input[2]]) for n in ours if n.op_type == "Conv"]
+    conv_nodes = [n for n in ours if n.op_type == "Conv"]
     gemms = [n for n in ours if n.op_type == "Gemm"]
+    named = dict(model.named_modules())
     mods = list(model.modules())
-    pairs = [(m, mods[i + 1]) for i, m in enumerate(mods[:-1])
-             if isinstance(m, nn.Conv2d) and isinstance(mods[i + 1], nn.BatchNorm2d)]
+    follower = {id(m): mods[i + 1] for i, m in enumerate(mods[:-1]) if isinstance(mods[i + 1], nn.BatchNorm2d)}
+    declared = [m for m in mods if isinstance(m, nn.Conv2d)]
+
+    def module_name(node) -> str:  # "m0//s4/s4.0/s4.0.0/s4.0.0.0/Conv" -> "s4.0.0.0"
+        parts = node.name[len(prefix):].strip("/").split("/")
+        return parts[-2] if len(parts) >= 2 else ""
+
+    by_name = [named.get(module_name(n)) for n in conv_nodes]
+    convs = by_name if all(isinstance(m, nn.Conv2d) for m in by_name) else declared
     linear = [m for m in mods if isinstance(m, nn.Linear)]
-    if len(pairs) != len(convs) or len(linear) != len(gemms):
-        raise ValueError(f"{path}: {len(convs)} convolutions and {len(gemms)} linear layers for a network of "
-                         f"{len(pairs)} Conv–BatchNorm pairs and {len(linear)} linear layers")
+    if len(convs) != len(conv_nodes) or len(set(map(id, convs))) != len(declared) or len(linear) != len(gemms):
+        raise ValueError(f"{path}: {len(conv_nodes)} convolutions and {len(gemms)} linear layers for a network of "
+                         f"{len(declared)} convolutions and {len(linear)} linear layers")
+    pairs = []
     with torch.no_grad():
-        for (conv, bn), (w, b) in zip(pairs, convs):
+        for conv, node in zip(convs, conv_nodes):
+            w = inits[node.input[1]]
+            b = inits[node.input[2]] if len(node.input) > 2 else np.zeros(w.shape[0], np.float32)
             if tuple(conv.weight.shape) != w.shape:
                 raise ValueError(f"{path}: weights {w.shape} for a convolution of {tuple(conv.weight.shape)}")
             conv.weight.copy_(torch.from_numpy(np.array(w)))
+            bn = follower.get(id(conv))
+            if bn is None:
+                if conv.bias is not None:
+                    conv.bias.copy_(torch.from_numpy(np.array(b)))
+                continue
+            pairs.append((conv, bn))
             # first the identity: eval mode then computes the exported network exactly
             bn.running_mean.zero_()
             bn.running_var.fill_(1 - bn.eps)
