@@ -484,3 +484,22 @@ def test_inked_views_redraw_the_engraving_not_the_face():
     assert plain.shape == (INPUT_SIZE, INPUT_SIZE, 3)
     assert np.array_equal(view(ctx, (30, 40), np.random.default_rng(5), geometric=False, ink=0.0), plain)
     assert not np.array_equal(view(ctx, (30, 40), np.random.default_rng(5), geometric=False, ink=1.0), plain)
+
+
+def test_cast_light_moves_red_and_blue_apart_along_the_warm_cool_line():
+    """``--cast`` views: red and blue scaled apart (warm or cool), green tinted a little, the level kept."""
+    from datasets.augment import cast_light
+
+    grey = np.full((8, 8, 3), 120, np.uint8)
+    warm = cool = 0
+    for seed in range(60):
+        y = cast_light(grey, np.random.default_rng(seed)).astype(float)
+        r, g, b = (y[..., k].mean() for k in range(3))
+        assert abs((r + g + b) / 3 - 120) < 4  # a cast, not a change of exposure
+        assert 0.5 < b / r < 2.0  # within the lamp-to-shade range (red and blue at most e^0.65 apart)
+        assert abs(g / ((r + g + b) / 3) - 1) < 0.15  # green only tinted
+        warm += r > b + 10
+        cool += b > r + 10
+    assert warm > 10 and cool > 10  # both ways drawn
+    bright = np.full((4, 4, 3), 250, np.uint8)
+    assert cast_light(bright, np.random.default_rng(3)).max() <= 255  # clipped as a camera clips
