@@ -10,9 +10,9 @@ exactly, so the app reads the file like any other classifier. No weights change 
 needed: the members' graphs are copied as they are, their names prefixed ``m0/``, ``m1/``, …
 A file joined before counts as its networks, so ``models.ensemble models/tile_classifier.onnx
 new.onnx`` adds one network with the same weight as each of the others, and ``models.ensemble
-models/tile_classifier.onnx new.onnx --leave-out 0`` puts ``new.onnx`` in place of network 0. ``--extract K`` writes network K
-of a joined file as a classifier file of its own (the quick network the app reads every crop with
-first, ``models/tile_classifier_quick.onnx``).
+models/tile_classifier.onnx new.onnx --leave-out 0`` puts ``new.onnx`` in place of network 0.
+``--extract K`` writes network K of a joined file as a classifier file of its own (the quick
+network the app reads every crop with first, ``models/tile_classifier_quick.onnx``).
 """
 
 from __future__ import annotations

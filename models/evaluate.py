@@ -29,7 +29,7 @@ from collections import Counter
 from datasets.crops import load_oriented, load_rgb
 from datasets.readers import held_out_sources, read_crop_csv, read_yolo, roboflow_subset
 from scoring.tiles import FLOWERS, SEASONS
-from vision.classify import QUICK_SURE, TURN_BELOW, TileClassifier
+from vision.classify import QUICK_SURE, TURN_BELOW, TileClassifier, quick_choice
 
 
 def as_read(recogniser, img, boxes):
@@ -161,8 +161,7 @@ def main(argv=None) -> None:
     ap.add_argument("--quick-sure", type=float, default=QUICK_SURE, metavar="S",
                     help="a crop the quick network gives at least S keeps its reading (as shipped: %(default)s)")
     a = ap.parse_args(argv)
-    quick = (None if a.quick == "auto" else False if a.quick == "none"
-             else TileClassifier(a.quick, threads=2, turned=False, bonus=None, quick=False))
+    quick = quick_choice(a.quick, threads=2)
     bonus = None if a.bonus == "none" else TileClassifier(a.bonus, threads=2, turned=not a.single, bonus=None,
                                                           turn_below=1.0)
     clf = TileClassifier(a.model, threads=2, turned=not a.single, bonus=bonus, turn_below=a.turn_below,

@@ -27,7 +27,7 @@ import numpy as np
 from datasets.gnome_faces import gnome_faces
 from datasets.synthetic import ART_CACHE, _body, _paste, art_face, kde_sets, table_background
 from scoring.tiles import CODES, FLOWERS, SEASONS
-from vision.classify import TileClassifier
+from vision.classify import TileClassifier, quick_choice
 
 BONUS = FLOWERS + SEASONS
 JADE_FACE = (40, 130, 90)
@@ -86,9 +86,7 @@ def main(argv=None) -> None:
     items = render(faces, a.per_face)
     for path in a.readers:
         reader = TileClassifier(path, bonus=None, turn_below=1.0)
-        quick = (None if a.quick == "auto" else False if a.quick == "none"
-                 else TileClassifier(a.quick, bonus=None, turned=False, quick=False))
-        stage = TileClassifier(a.classifier, bonus=reader, quick=quick)
+        stage = TileClassifier(a.classifier, bonus=reader, quick=quick_choice(a.quick))
         right, alone, total = Counter(), Counter(), Counter()  # bonus tiles also under (set, "bonus")
         for name, code, picture, box in items:
             keys = [name, "all"] + ([(name, "bonus"), "bonus"] if code in BONUS else [])
