@@ -1,7 +1,7 @@
 """Classifier speed: crops per second batched on one thread, model load time, peak memory.
 
     python benchmarks/classify_speed.py [--model models/tile_classifier.onnx] [--crops 2048] [--turn-below T]
-        [--quick FILE] [--quick-sure S]
+        [--quick FILE] [--quick-sure S] [--from samples|held-out]
 
 Runs the model on the labelled tiles of the sample photos (repeated to ``--crops``) at batch
 sizes 1, 16, 64 and 256, one intra-op thread, and prints figures against the target of 1,000
@@ -10,7 +10,8 @@ where the first reading's top probability is under ``vision.classify.TURN_BELOW`
 ``--turn-below T``), then as shipped: the quick network first (``vision.classify.QUICK_MODEL``,
 or ``--quick FILE``), all the networks only for the crops it gives under ``QUICK_SURE`` — so the
 speed depends on the pixels, and real tiles are timed; the share of crops the quick network
-answers alone is printed with it.
+answers alone is printed with it. ``--from held-out`` times the labelled tiles of the held-out
+training photos instead, harder crops of which the quick network answers fewer alone.
 """
 
 from __future__ import annotations
@@ -45,6 +46,23 @@ def sample_crops(clf: TileClassifier, n: int) -> np.ndarray:
     return crops[np.arange(n) % len(crops)]
 
 
+def held_out_crops(clf: TileClassifier, n: int, data: str) -> np.ndarray:
+    """``n`` classifier inputs from the labelled boxes of the held-out training photos (harder than
+    the sample photos' tiles: fewer are answered by the first look alone), repeated or cut to ``n``."""
+    from datasets.crops import load_oriented
+    from datasets.readers import held_out_sources, read_yolo
+
+    recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "train")
+    held = held_out_sources(recs, 0.1, 1)
+    crops = []
+    for rec in recs:
+        if rec.source in held and rec.boxes:
+            image, rec = load_oriented(rec, frozenset())
+            crops.append(clf.crops(image, [b.box for b in rec.boxes]))
+    crops = np.concatenate(crops)
+    return crops[np.arange(n) % len(crops)]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=DEFAULT_MODEL)
@@ -53,6 +71,9 @@ def main() -> None:
                     help="read the turned copy only where the first reading is under T (as shipped: %(default)s)")
     ap.add_argument("--quick", default=QUICK_MODEL, help="the quick network ('none': no quick first reading)")
     ap.add_argument("--quick-sure", type=float, default=QUICK_SURE, metavar="S")
+    ap.add_argument("--from", dest="source", choices=("samples", "held-out"), default="samples",
+                    help="time the sample photos' labelled tiles, or the held-out training photos' (harder)")
+    ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
     a = ap.parse_args()
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
@@ -65,7 +86,8 @@ def main() -> None:
     size = clf.input_size
     print(f"model {a.model}: {os.path.getsize(a.model) / 1e6:.2f} MB, input {size}x{size}, "
           f"{len(clf.classes)} classes, load {load * 1000:.0f} ms")
-    crops = sample_crops(clf, a.crops)
+    crops = sample_crops(clf, a.crops) if a.source == "samples" else held_out_crops(clf, a.crops, a.data)
+    print(f"{len(crops)} crops: the {'sample' if a.source == 'samples' else 'held-out training'} photos' labelled tiles")
     modes = [("every crop both ways round: ", 1.0, None), (f"the turn only under {a.turn_below:g}: ", a.turn_below, None)]
     if quick:
         alone = float(np.mean(quick.probabilities(crops).max(axis=1) >= a.quick_sure))
