@@ -105,6 +105,8 @@ def weights_from_onnx(path: str, model, calibration, member: int | None = None) 
             if bn is None:
                 if conv.bias is not None:
                     conv.bias.copy_(torch.from_numpy(np.array(b)))
+                elif np.any(b != 0):
+                    raise ValueError(f"{path}: a bias for a convolution that has none and no BatchNorm after it")
                 continue
             pairs.append((conv, bn))
             # first the identity: eval mode then computes the exported network exactly
