@@ -26,7 +26,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from vision.classify import DEFAULT_MODEL, QUICK_MODEL, QUICK_SURE, TURN_BELOW, TileClassifier  # noqa: E402
+from vision.classify import (DEFAULT_MODEL, QUICK_MODEL, QUICK_SURE, TURN_BELOW, TileClassifier,  # noqa: E402
+                             quick_choice)
 
 
 def sample_crops(clf: TileClassifier, n: int) -> np.ndarray:
@@ -49,17 +50,10 @@ def sample_crops(clf: TileClassifier, n: int) -> np.ndarray:
 def held_out_crops(clf: TileClassifier, n: int, data: str) -> np.ndarray:
     """``n`` classifier inputs from the labelled boxes of the held-out training photos (harder than
     the sample photos' tiles: fewer are answered by the first look alone), repeated or cut to ``n``."""
-    from datasets.crops import load_oriented
-    from datasets.readers import held_out_sources, read_yolo
+    from models.evaluate import held_out_photos
 
-    recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "train")
-    held = held_out_sources(recs, 0.1, 1)
-    crops = []
-    for rec in recs:
-        if rec.source in held and rec.boxes:
-            image, rec = load_oriented(rec, frozenset())
-            crops.append(clf.crops(image, [b.box for b in rec.boxes]))
-    crops = np.concatenate(crops)
+    crops = np.concatenate([clf.crops(image, [b.box for b in rec.boxes])
+                            for image, rec in held_out_photos(data, mirrored="")])
     return crops[np.arange(n) % len(crops)]
 
 
@@ -77,7 +71,7 @@ def main() -> None:
     a = ap.parse_args()
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
-    quick = None if a.quick == "none" else TileClassifier(a.quick, threads=1, turned=False, bonus=None, quick=False)
+    quick = quick_choice(a.quick, threads=1) or None  # (a file, or none)
     clf = TileClassifier(a.model, threads=1, quick=quick or False, quick_sure=a.quick_sure)
     clf.session  # noqa: B018
     if quick:

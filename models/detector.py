@@ -367,12 +367,12 @@ def main(argv=None) -> None:
     loader = torch.utils.data.DataLoader(data, batch_size=args.batch, shuffle=True, num_workers=1,
                                          drop_last=True, persistent_workers=False)
     model = DetNet()
-    if args.init and args.init.endswith(".onnx"):  # the BatchNorms set from a batch of views
-        calibration = torch.stack([data[i][0] for i in range(0, len(data), max(1, len(data) // 64))])
-        model.load_state_dict(weights_from_onnx(args.init, model, calibration))
-        print(f"fine-tuning from {args.init}", flush=True)
-    elif args.init:
-        model.load_state_dict(load_weights(args.init))
+    if args.init:
+        if args.init.endswith(".onnx"):  # the BatchNorms set from a batch of views
+            calibration = torch.stack([data[i][0] for i in range(0, len(data), max(1, len(data) // 64))])
+            model.load_state_dict(weights_from_onnx(args.init, model, calibration))
+        else:
+            model.load_state_dict(load_weights(args.init))
         print(f"fine-tuning from {args.init}", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * len(loader)
@@ -386,6 +386,7 @@ def main(argv=None) -> None:
         sched.load_state_dict(st["sched"])
         start, best = st["epoch"], tuple(st["best"])
         print(f"resumed at epoch {start}", flush=True)
+    thresholds = THRESHOLDS if args.threshold is None else tuple(sorted({*THRESHOLDS, args.threshold}))
     for epoch in range(start, args.epochs):
         data.epoch = epoch
         t0, tot, parts = time.time(), 0.0, np.zeros(3)
@@ -397,8 +398,7 @@ def main(argv=None) -> None:
             sched.step()
             tot += loss.item()
             parts += p
-        ev = evaluate(model, hold_items, thresholds=THRESHOLDS if args.threshold is None
-                      else tuple(sorted({*THRESHOLDS, args.threshold})))
+        ev = evaluate(model, hold_items, thresholds=thresholds)
         # the threshold and epoch are chosen on held-out train photos: F1 weighted towards recall
         thr, r = max(((t, v) for t, v in ev.items() if args.threshold is None or t == args.threshold),
                      key=lambda kv: 2 * kv[1]["recall"] + kv[1]["precision"])

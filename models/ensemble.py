@@ -122,8 +122,7 @@ def extract(path: str, k: int):
     found = networks(path)
     if not 0 <= k < len(found):
         raise ValueError(f"--extract {k}: {path} has networks 0 to {len(found) - 1}")
-    model, meta = found[k]
-    model = onnx.ModelProto.FromString(model.SerializeToString())  # a copy to label
+    model, meta = found[k]  # (loaded or cut out afresh by networks(): labelled here as it is)
     model.producer_name = "mjcam models.ensemble"
     del model.metadata_props[:]
     for key, value in meta.items():

@@ -105,17 +105,23 @@ def evaluate_valid(clf: TileClassifier, data: str, recognised: bool = False) -> 
     return out
 
 
-def evaluate_held_out(clf: TileClassifier, data: str, mirrored: str = "models/mirrored.txt",
-                      fraction: float = 0.1, seed: int = 1) -> dict:
+def held_out_photos(data: str, mirrored: str = "models/mirrored.txt", fraction: float = 0.1, seed: int = 1):
+    """``(image, record)`` of each labelled held-out training photo (the sources models are chosen
+    on: ``fraction`` of them drawn with ``seed``), turned upright and, where listed in ``mirrored``,
+    flipped back."""
     recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "train")
     held = held_out_sources(recs, fraction, seed)
     flipped = frozenset(open(mirrored).read().split()) if mirrored else frozenset()
+    for rec in recs:
+        if rec.source in held and rec.boxes:
+            yield load_oriented(rec, flipped)
+
+
+def evaluate_held_out(clf: TileClassifier, data: str, mirrored: str = "models/mirrored.txt",
+                      fraction: float = 0.1, seed: int = 1) -> dict:
     right, total, wrong = Counter(), Counter(), Counter()
     bonus = FLOWERS + SEASONS
-    for rec in recs:
-        if rec.source not in held or not rec.boxes:
-            continue
-        img, rec = load_oriented(rec, flipped)
+    for img, rec in held_out_photos(data, mirrored, fraction, seed):
         for b, lab in zip(rec.boxes, clf.classify_boxes(img, [b.box for b in rec.boxes])):
             for k in ("all", "bonus") if b.code in bonus else ("all",):
                 total[k] += 1

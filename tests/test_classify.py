@@ -19,6 +19,12 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 CROPS = sorted(glob.glob(os.path.join(FIXTURES, "crops", "*.png")))
 
 
+def fixture_inputs(clf: TileClassifier) -> np.ndarray:
+    """The committed sample crops as ``clf``'s inputs (each whole picture the tile's box)."""
+    images = [load_image(p) for p in CROPS]
+    return np.stack([clf.crops(im, [(0, 0, im.shape[1], im.shape[0])])[0] for im in images])
+
+
 def test_model_is_shipped_and_labels_match_its_output():
     import onnxruntime as ort
 
@@ -99,8 +105,7 @@ def test_shipped_model_reads_the_sample_crops():
 
 def test_the_turned_copy_is_read_only_where_the_first_reading_is_unsure():
     plain = default_classifier()
-    images = [load_image(p) for p in CROPS]
-    crops = np.stack([plain.crops(im, [(0, 0, im.shape[1], im.shape[0])])[0] for im in images])
+    crops = fixture_inputs(plain)
     once = TileClassifier(turned=False, bonus=None, quick=False).probabilities(crops)
     both = TileClassifier(turn_below=1.0, bonus=None, quick=False).probabilities(crops)
     bound = float(np.median(once.max(axis=1)))  # some crops sure of their first reading, some not
@@ -130,9 +135,8 @@ def test_the_shipped_quick_network_is_a_network_of_the_shipped_classifier():
 
 
 def test_the_quick_first_look_reads_the_sample_crops_as_all_networks_do():
-    images = [load_image(p) for p in CROPS]
     clf = default_classifier()
-    crops = np.stack([clf.crops(im, [(0, 0, im.shape[1], im.shape[0])])[0] for im in images])
+    crops = fixture_inputs(clf)
     full = TileClassifier(bonus=None, quick=False).probabilities(crops)
     first = TileClassifier(bonus=None).probabilities(crops)
     assert list(first.argmax(axis=1)) == list(full.argmax(axis=1))

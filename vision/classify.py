@@ -206,7 +206,6 @@ class TileClassifier(OnnxStage):
         return self.classify_boxes(image, [(0, 0, w, h)])[0]
 
 
-
 def quick_choice(spec: str, threads: int | None = None) -> "TileClassifier | bool | None":
     """The ``quick`` argument of :class:`TileClassifier` from a command line's value: ``auto`` (the
     shipped quick network where the classifier is the shipped one), ``none``, or a model file."""
@@ -215,6 +214,7 @@ def quick_choice(spec: str, threads: int | None = None) -> "TileClassifier | boo
     if spec == "none":
         return False
     return TileClassifier(spec, threads, turned=False, bonus=None, quick=False)
+
 
 _default: TileClassifier | None = None
 _default_lock = threading.Lock()
