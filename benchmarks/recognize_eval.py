@@ -232,15 +232,16 @@ def framed(records, k: float, folder: str) -> list:
 
 # photo conditions a phone photo at the table may bring (``--condition``)
 CASTS = {"warm": (1.25, 0.95, 0.65), "cool": (0.7, 0.95, 1.25), "warmish": (1.12, 1.0, 0.82),
-         "coolish": (0.85, 1.0, 1.12)}
-CONDITIONS = ("warm", "cool", "warmish", "coolish", "dim", "blur", "jpeg", "noise", "glare", "turn8", "turn-15")
+         "coolish": (0.85, 1.0, 1.12), "lamp": (1.18, 0.98, 0.74), "shade": (0.78, 0.97, 1.18)}
+CONDITIONS = ("warm", "cool", "warmish", "coolish", "lamp", "shade", "dim", "blur", "jpeg", "noise", "glare", "turn8", "turn-15")
 
 
 def conditioned(records, name: str, folder: str) -> list:
     """Each photo as a phone might have taken it in the condition ``name`` (:data:`CONDITIONS`):
     ``warm`` / ``cool`` — tungsten or shade light left uncorrected (red, green and blue scaled 1.25,
     0.95 and 0.65, or 0.7, 0.95 and 1.25); ``warmish`` / ``coolish`` — the same, milder (1.12, 1,
-    0.82 or 0.85, 1, 1.12); ``dim`` — underexposed (gamma 1.8, then 0.6 times as bright, a little
+    0.82 or 0.85, 1, 1.12); ``lamp`` / ``shade`` — between the two (1.18, 0.98, 0.74 or 0.78,
+    0.97, 1.18); ``dim`` — underexposed (gamma 1.8, then 0.6 times as bright, a little
     noise); ``blur`` — out of focus (Gaussian, sigma 1.6 px at the photo's size); ``jpeg`` —
     quality 12; ``noise`` — sensor noise (sigma 14); ``glare`` — a bright lamp spot; ``turnD`` —
     the photo turned D degrees (counter-clockwise), grown to hold it, the corners filled with the
