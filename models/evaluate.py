@@ -36,19 +36,22 @@ def as_read(recogniser, img, boxes):
     """The photo and boxes as ``recogniser`` hands them to its classifier: a dim photo brightened
     where the recogniser brightens (:func:`vision.light.brightened`), a photo it finds stretched
     out of shape (:func:`vision.pipeline.stretches`, from the pixels alone) squeezed back by the
-    factor its own reading chose, the boxes with it; any other photo as it is."""
-    from vision.light import brightened
+    factor its own reading chose, the boxes with it, and a colour cast turned back where the
+    recogniser balances (:func:`vision.light.balanced`, judged from its detector's boxes); any
+    other photo as it is."""
+    from vision.light import balanced, brightened
     from vision.pipeline import squeezed, stretches
 
     shown = brightened(img)[0] if recogniser.brighten else img
-    if not stretches(shown)[0]:
-        return shown, boxes
-    fx, fy = recogniser.read(img).squeeze  # (it brightens the photo itself: given it once only)
-    if (fx, fy) == (1.0, 1.0):
-        return shown, boxes
-    out = squeezed(shown, fx, fy)
-    sx, sy = out.shape[1] / img.shape[1], out.shape[0] / img.shape[0]
-    return out, [(b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy) for b in boxes]
+    if stretches(shown)[0]:
+        fx, fy = recogniser.read(img).squeeze  # (it brightens the photo itself: given it once only)
+        if (fx, fy) != (1.0, 1.0):
+            out = squeezed(shown, fx, fy)
+            sx, sy = out.shape[1] / img.shape[1], out.shape[0] / img.shape[0]
+            shown, boxes = out, [(b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy) for b in boxes]
+    if recogniser.balance:
+        shown = balanced(shown, [p.box for p in recogniser.locate(shown)])[0]
+    return shown, boxes
 
 
 def evaluate_valid(clf: TileClassifier, data: str, recognised: bool = False) -> dict:

@@ -9,14 +9,18 @@ from models.evaluate import as_read
 
 
 class _Recogniser:
-    """Stands in for vision.pipeline.Recognizer: says which squeeze its reading kept."""
+    """Stands in for vision.pipeline.Recognizer: says which squeeze its reading kept, and where its
+    detector finds tiles."""
 
-    def __init__(self, squeeze, brighten=True):
-        self.squeeze, self.calls, self.brighten = squeeze, 0, brighten
+    def __init__(self, squeeze, brighten=True, balance=False, tiles=()):
+        self.squeeze, self.calls, self.brighten, self.balance, self.tiles = squeeze, 0, brighten, balance, tiles
 
     def read(self, image):
         self.calls += 1
         return SimpleNamespace(squeeze=self.squeeze)
+
+    def locate(self, image):
+        return [SimpleNamespace(box=b) for b in self.tiles]
 
 
 def test_a_photo_as_taken_is_read_as_it_is_without_asking_the_recogniser():
@@ -50,3 +54,18 @@ def test_a_dim_photo_is_brightened_as_the_recogniser_brightens_it():
     assert abs(brightness(img) - BRIGHT_TO) < 4 and out == [(10, 10, 30, 40)]
     img, _ = as_read(_Recogniser((1.0, 1.0), brighten=False), dim, [(10, 10, 30, 40)])
     assert img is dim
+
+
+def test_a_colour_cast_is_turned_back_as_the_recogniser_turns_it_back():
+    from vision.light import FACE
+
+    photo = np.full((60, 90, 3), (40, 90, 30), np.uint8)
+    tiles = [(5 + 25 * k, 10, 25 + 25 * k, 40) for k in range(3)]
+    for x0, y0, x1, y1 in tiles:
+        photo[y0:y1, x0:x1] = (250, 200, 140)  # faces under a warm lamp
+    img, out = as_read(_Recogniser((1.0, 1.0), balance=True, tiles=tiles), photo, [tiles[0]])
+    face = img[20, 10].astype(float)
+    assert out == [tiles[0]]
+    assert np.abs(face / face.mean() - FACE / FACE.mean()).max() < 0.03
+    img, _ = as_read(_Recogniser((1.0, 1.0), balance=False, tiles=tiles), photo, [tiles[0]])
+    assert img is photo

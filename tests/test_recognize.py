@@ -455,6 +455,7 @@ def test_a_colour_cast_is_turned_back_and_the_photo_looked_at_again():
     from vision.light import FACE, face_colour
 
     shipped = default_recognizer()
+    assert shipped.balance  # on by default
     image = load_photo(HONOURS)[0]  # faces within the training photos' balance
     truth = shipped.read(image)
     warm = np.clip(image * np.array([1.25, 0.95, 0.65]), 0, 255).astype(np.uint8)

@@ -375,7 +375,7 @@ class Recognizer:
                  low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
                  refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True,
                  drop_straddlers: bool = True, fill_grid: bool = True, unstretch: bool = True,
-                 brighten: bool = True, balance: bool = False):
+                 brighten: bool = True, balance: bool = True):
         self.classifier = classifier or TileClassifier()
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
         self.refiner = BoxRefiner() if refiner is True else (refiner or None)
@@ -383,8 +383,8 @@ class Recognizer:
         self.fill_grid = fill_grid
         self.drop_straddlers = drop_straddlers
         self.unstretch = unstretch
-        # vision.light: a dim photo brightened; a colour cast turned back (off by default: it did not
-        # win back enough on the held-out photos under the rules in the model card)
+        # vision.light: a dim photo brightened; a colour cast turned back (judged from the detector's
+        # boxes, then looked at again: the recogniser's card, "The cast turned back, judged again")
         self.brighten, self.balance = brighten, balance
         self.work_side = work_side
         self.grouper = MeldGrouper(low_confidence)
@@ -443,8 +443,8 @@ class Recognizer:
         squeezed back by each likely factor, and the reading with the most sure tiles in boxes shaped
         like tiles is kept (as it is, only if it might not be stretched after all: a photo surely
         stretched is not read as it is). A dim photo is read brightened (``brighten``,
-        :func:`vision.light.brightened`); with ``balance``, a colour cast the tile faces show is
-        turned back and the photo looked at again (:func:`vision.light.balanced`)."""
+        :func:`vision.light.brightened`); a colour cast the tile faces show is turned back and the
+        photo looked at again (``balance``, :func:`vision.light.balanced`)."""
         h0, w0 = image.shape[:2]
         image = shrink(image, self.work_side)
         full_w, full_h = full_size or (w0, h0)
