@@ -235,7 +235,8 @@ CASTS = {"warm": (1.25, 0.95, 0.65), "cool": (0.7, 0.95, 1.25), "warmish": (1.12
          "coolish": (0.85, 1.0, 1.12), "lamp": (1.18, 0.98, 0.74), "shade": (0.78, 0.97, 1.18)}
 CONDITIONS = ("warm", "cool", "warmish", "coolish", "lamp", "shade", "dim", "blur", "jpeg", "noise", "glare", "turn8", "turn-15",
               "turn4", "turn-6", "turn12", "turn-20", "turn16", "turn-10", "turn25",
-              "turn-14", "turn20", "turn-25", "turn10", "turn-22")
+              "turn-14", "turn20", "turn-25", "turn10", "turn-22",
+              "turn-8", "turn18", "turn-12")
 
 
 def conditioned(records, name: str, folder: str) -> list:
