@@ -236,7 +236,8 @@ CASTS = {"warm": (1.25, 0.95, 0.65), "cool": (0.7, 0.95, 1.25), "warmish": (1.12
 CONDITIONS = ("warm", "cool", "warmish", "coolish", "lamp", "shade", "dim", "blur", "jpeg", "noise", "glare", "turn8", "turn-15",
               "turn4", "turn-6", "turn12", "turn-20", "turn16", "turn-10", "turn25",
               "turn-14", "turn20", "turn-25", "turn10", "turn-22",
-              "turn-8", "turn18", "turn-12")
+              "turn-8", "turn18", "turn-12",
+              "turn6", "turn-18", "turn22")
 
 
 def conditioned(records, name: str, folder: str) -> list:
