@@ -109,9 +109,10 @@ def targets(boxes: np.ndarray, h: int, w: int, stride: int = STRIDE):
 
 
 def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, side: int = SIDE,
-                cast: float = 0.0):
+                cast: float = 0.0, turn: float = 10.0):
     """A side x side training view: quarter turn, zoom, shift, light; boxes follow (never mirrored).
-    With probability ``cast`` the view is lit with a colour cast (:func:`datasets.augment.cast_light`)."""
+    Half the views are also turned by up to ``turn`` degrees either way. With probability ``cast``
+    the view is lit with a colour cast (:func:`datasets.augment.cast_light`)."""
     k = int(rng.integers(4)) if rng.random() < 0.5 else 0
     h, w = image.shape[:2]
     b = boxes.copy()
@@ -123,7 +124,7 @@ def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, 
     s = base * math.exp(rng.uniform(math.log(0.55), math.log(1.9)))
     tx = rng.uniform(min(0, side - w * s), max(0, side - w * s))
     ty = rng.uniform(min(0, side - h * s), max(0, side - h * s))
-    angle = rng.uniform(-10, 10) if rng.random() < 0.5 else 0.0  # a slight turn; boxes grow a little
+    angle = rng.uniform(-turn, turn) if rng.random() < 0.5 else 0.0  # a slight turn; boxes grow a little
     r = cv2.getRotationMatrix2D((w * s / 2, h * s / 2), angle, 1.0)  # scale, turn about the centre, shift
     m = np.zeros((2, 3), np.float32)
     m[:, :2] = r[:, :2] * s
@@ -220,8 +221,8 @@ def synthetic_hands(n: int, seed: int, white_dragons: float = 0.0) -> list[tuple
 
 
 class Views(torch.utils.data.Dataset):
-    def __init__(self, items, seed: int, cast: float = 0.0):
-        self.items, self.seed, self.epoch, self.cast = items, seed, 0, cast
+    def __init__(self, items, seed: int, cast: float = 0.0, turn: float = 10.0):
+        self.items, self.seed, self.epoch, self.cast, self.turn = items, seed, 0, cast, turn
 
     def __len__(self) -> int:
         return len(self.items)
@@ -229,7 +230,7 @@ class Views(torch.utils.data.Dataset):
     def __getitem__(self, i: int):
         rng = np.random.default_rng((self.seed, self.epoch, i))
         image, boxes, trusted = self.items[i]
-        img, boxes = random_view(image, boxes, rng, cast=self.cast)
+        img, boxes = random_view(image, boxes, rng, cast=self.cast, turn=self.turn)
         heat, size, off, mask = targets(boxes, SIDE, SIDE)
         x = (img.astype(np.float32) / 255.0 - np.float32(MEAN)) / np.float32(STD)
         return (torch.from_numpy(np.ascontiguousarray(x.transpose(2, 0, 1))), torch.from_numpy(heat),
@@ -325,6 +326,8 @@ def main(argv=None) -> None:
     ap.add_argument("--init", metavar="STATE",
                     help="start from these weights (a .best state dict, a resumable .pt checkpoint or an exported "
                          ".onnx detector such as the shipped one): a fine-tune")
+    ap.add_argument("--turn", type=float, default=10.0, metavar="DEG",
+                    help="half the training views turned by up to this many degrees either way")
     ap.add_argument("--cast", type=float, default=0.0, metavar="SHARE",
                     help="that share of the training views lit with a colour cast left uncorrected, warm to cool "
                          "(datasets.augment.cast_light)")
@@ -363,7 +366,7 @@ def main(argv=None) -> None:
     print(f"train: {len(train_items)} photos ({sum(t for *_, t in train_items)} with trusted sizes) + {len(syn)} "
           f"synthetic; held out: {len(hold_items)} photos of {len(held)} sources", flush=True)
 
-    data = Views(items, args.seed, cast=args.cast)
+    data = Views(items, args.seed, cast=args.cast, turn=args.turn)
     loader = torch.utils.data.DataLoader(data, batch_size=args.batch, shuffle=True, num_workers=1,
                                          drop_last=True, persistent_workers=False)
     model = DetNet()
