@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -233,11 +234,20 @@ def framed(records, k: float, folder: str) -> list:
 # photo conditions a phone photo at the table may bring (``--condition``)
 CASTS = {"warm": (1.25, 0.95, 0.65), "cool": (0.7, 0.95, 1.25), "warmish": (1.12, 1.0, 0.82),
          "coolish": (0.85, 1.0, 1.12), "lamp": (1.18, 0.98, 0.74), "shade": (0.78, 0.97, 1.18)}
-CONDITIONS = ("warm", "cool", "warmish", "coolish", "lamp", "shade", "dim", "blur", "jpeg", "noise", "glare", "turn8", "turn-15",
-              "turn4", "turn-6", "turn12", "turn-20", "turn16", "turn-10", "turn25",
-              "turn-14", "turn20", "turn-25", "turn10", "turn-22",
-              "turn-8", "turn18", "turn-12",
-              "turn6", "turn-18", "turn22")
+CONDITIONS = ("warm", "cool", "warmish", "coolish", "lamp", "shade", "dim", "blur", "jpeg", "noise", "glare", "turn8",
+              "turn-15")  # and turnD for any D
+
+
+def condition_name(name: str) -> str:
+    """``name`` if it is a condition (:data:`CONDITIONS`, or ``turnD`` for a number of degrees D),
+    else ValueError.
+
+    >>> condition_name("turn-22"), condition_name("warm")
+    ('turn-22', 'warm')
+    """
+    if name in CONDITIONS or re.fullmatch(r"turn-?\d+(\.\d+)?", name):
+        return name
+    raise ValueError(f"unknown condition {name!r} (one of {', '.join(CONDITIONS)}, or turnD for D degrees)")
 
 
 def conditioned(records, name: str, folder: str) -> list:
@@ -258,8 +268,7 @@ def conditioned(records, name: str, folder: str) -> list:
 
     from datasets.readers import LabelledBox
 
-    if name not in CONDITIONS:
-        raise ValueError(f"unknown condition {name!r} (one of {', '.join(CONDITIONS)})")
+    condition_name(name)
     rng = np.random.default_rng(0)
     out = []
     for r in records:
@@ -367,8 +376,8 @@ def main(argv=None) -> None:
     ap.add_argument("--strips", action="store_true",
                     help="each row of tiles cut out as a band and stretched to the photo's size (bands stretched 3 "
                          "times or more): stretched photos made where nothing is chosen")
-    ap.add_argument("--condition", choices=CONDITIONS, help="each photo as a phone might have taken it in worse "
-                    "conditions: a colour cast, dim light, blur, heavy JPEG, noise, glare, turned")
+    ap.add_argument("--condition", type=condition_name, metavar="NAME", help="each photo as a phone might have taken it in worse "
+                    "conditions: " + ", ".join(CONDITIONS) + ", or turnD (turned D degrees)")
     args = ap.parse_args(argv)
     if args.worker:
         worker(*args.worker)

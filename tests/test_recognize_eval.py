@@ -119,6 +119,8 @@ def test_conditions_change_the_light_and_keep_the_labels(tmp_path):
 
     with pytest.raises(ValueError, match="unknown condition"):
         conditioned([rec], "foggy", out)
+    with pytest.raises(ValueError, match="unknown condition"):
+        conditioned([rec], "turnleft", out)
     assert "turn8" in CONDITIONS
 
 
