@@ -259,7 +259,9 @@ def conditioned(records, name: str, folder: str) -> list:
     noise); ``blur`` — out of focus (Gaussian, sigma 1.6 px at the photo's size); ``jpeg`` —
     quality 12; ``noise`` — sensor noise (sigma 14); ``glare`` — a bright lamp spot; ``turnD`` —
     the photo turned D degrees (counter-clockwise), grown to hold it, the corners filled with the
-    table's colour, each label the upright box around its turned box. Saved as JPEG of quality 95
+    table's colour, each label the upright box around its turned box (fair only where the labels
+    are tight: a Roboflow copy already turned is labelled with loose boxes, which turning again
+    loosens further, so judge turns on photos that are not such copies). Saved as JPEG of quality 95
     (12 for ``jpeg``); seeded: the same every run."""
     from dataclasses import replace
 
