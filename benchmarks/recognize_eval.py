@@ -235,19 +235,19 @@ def framed(records, k: float, folder: str) -> list:
 CASTS = {"warm": (1.25, 0.95, 0.65), "cool": (0.7, 0.95, 1.25), "warmish": (1.12, 1.0, 0.82),
          "coolish": (0.85, 1.0, 1.12), "lamp": (1.18, 0.98, 0.74), "shade": (0.78, 0.97, 1.18)}
 CONDITIONS = ("warm", "cool", "warmish", "coolish", "lamp", "shade", "dim", "blur", "jpeg", "noise", "glare", "turn8",
-              "turn-15")  # and turnD for any D
+              "turn-15", "tilt15")  # and turnD, tiltD for any D
 
 
 def condition_name(name: str) -> str:
-    """``name`` if it is a condition (:data:`CONDITIONS`, or ``turnD`` for a number of degrees D),
-    else ValueError.
+    """``name`` if it is a condition (:data:`CONDITIONS`, or ``turnD`` / ``tiltD`` for a number of
+    degrees D), else ValueError.
 
     >>> condition_name("turn-22"), condition_name("warm")
     ('turn-22', 'warm')
     """
-    if name in CONDITIONS or re.fullmatch(r"turn-?\d+(\.\d+)?", name):
+    if name in CONDITIONS or re.fullmatch(r"(turn|tilt)-?\d+(\.\d+)?", name):
         return name
-    raise ValueError(f"unknown condition {name!r} (one of {', '.join(CONDITIONS)}, or turnD for D degrees)")
+    raise ValueError(f"unknown condition {name!r} (one of {', '.join(CONDITIONS)}, or turnD / tiltD for D degrees)")
 
 
 def conditioned(records, name: str, folder: str) -> list:
@@ -261,7 +261,10 @@ def conditioned(records, name: str, folder: str) -> list:
     the photo turned D degrees (counter-clockwise), grown to hold it, the corners filled with the
     table's colour, each label the upright box around its turned box (fair only where the labels
     are tight: a Roboflow copy already turned is labelled with loose boxes, which turning again
-    loosens further, so judge turns on photos that are not such copies). Saved as JPEG of quality 95
+    loosens further, so judge turns on photos that are not such copies); ``tiltD`` — the same
+    within the photo's own frame, as a phone held at a slant takes it: the corners cut off (and
+    filled so), the tiles the same size, a label whose turned box's centre leaves the frame
+    dropped, the rest clipped to it. Saved as JPEG of quality 95
     (12 for ``jpeg``); seeded: the same every run."""
     from dataclasses import replace
 
@@ -289,20 +292,26 @@ def conditioned(records, name: str, folder: str) -> list:
             yy, xx = np.mgrid[:h, :w]
             cx, cy = rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h
             a = a + 150 * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (0.18 * w) ** 2))[..., None]
-        elif name.startswith("turn"):
+        elif name.startswith(("turn", "tilt")):
             m = cv2.getRotationMatrix2D((w / 2, h / 2), float(name[4:]), 1.0)
-            c, s = abs(m[0, 0]), abs(m[0, 1])
-            W, H = int(round(h * s + w * c)), int(round(h * c + w * s))
-            m[0, 2] += (W - w) / 2
-            m[1, 2] += (H - h) / 2
+            W, H = w, h  # tilt: the frame stays
+            if name.startswith("turn"):  # the canvas grows to hold all of the photo
+                c, s = abs(m[0, 0]), abs(m[0, 1])
+                W, H = int(round(h * s + w * c)), int(round(h * c + w * s))
+                m[0, 2] += (W - w) / 2
+                m[1, 2] += (H - h) / 2
             edge = np.median(np.concatenate([a[0], a[-1], a[:, 0], a[:, -1]]), 0)
             a = cv2.warpAffine(a, m, (W, H), flags=cv2.INTER_LINEAR, borderValue=tuple(float(v) for v in edge))
             turned = []
             for b in boxes:
                 x0, y0, x1, y1 = b.box
                 pts = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]], np.float64) @ m.T
-                turned.append(LabelledBox(b.code, (float(pts[:, 0].min()), float(pts[:, 1].min()),
-                                                   float(pts[:, 0].max()), float(pts[:, 1].max()))))
+                cx, cy = pts[:, 0].mean(), pts[:, 1].mean()
+                if not (0 <= cx < W and 0 <= cy < H):
+                    continue  # (tilt) a tile turned out of the frame is no longer in the photo
+                turned.append(LabelledBox(b.code, (max(0.0, float(pts[:, 0].min())), max(0.0, float(pts[:, 1].min())),
+                                                   min(float(W), float(pts[:, 0].max())),
+                                                   min(float(H), float(pts[:, 1].max())))))
             boxes, w, h = turned, W, H
         a = np.clip(a, 0, 255).astype(np.uint8)
         q = _copy_path(folder, r.path)[:-4] + f"-{name}.jpg"
@@ -379,7 +388,7 @@ def main(argv=None) -> None:
                     help="each row of tiles cut out as a band and stretched to the photo's size (bands stretched 3 "
                          "times or more): stretched photos made where nothing is chosen")
     ap.add_argument("--condition", type=condition_name, metavar="NAME", help="each photo as a phone might have taken it in worse "
-                    "conditions: " + ", ".join(CONDITIONS) + ", or turnD (turned D degrees)")
+                    "conditions: " + ", ".join(CONDITIONS) + ", or turnD / tiltD (turned D degrees; tilt keeps the frame)")
     args = ap.parse_args(argv)
     if args.worker:
         worker(*args.worker)

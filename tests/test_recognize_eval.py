@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 
-from recognize_eval import CONDITIONS, assess, conditioned, framed, strips  # noqa: E402
+from recognize_eval import CONDITIONS, assess, condition_name, conditioned, framed, strips  # noqa: E402
 
 from datasets.readers import LabelledBox, LabelledImage  # noqa: E402
 
@@ -137,6 +137,23 @@ def test_a_turned_photo_grows_and_its_labels_turn_with_it(tmp_path):
     cx, cy = round((x0 + x1) / 2), round((y0 + y1) / 2)
     assert a[cy - 3:cy + 4, cx - 3:cx + 4].mean() > 180  # the tile, where its label now says
     assert np.abs(a[1, 1] - (30, 120, 40)).max() < 8  # the grown corners: the table's colour
+
+
+def test_a_tilted_photo_keeps_its_frame_and_drops_the_tiles_turned_out_of_it(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    rec, out = _one_tile_photo(tmp_path)
+    rec.boxes.append(LabelledBox("E", (0, 0, 6, 8)))  # a corner tile, turned out of the frame
+    (tilted,) = conditioned([rec], "tilt-15", out)
+    a = np.asarray(Image.open(tilted.path).convert("RGB")).astype(int)
+    assert a.shape[:2] == (60, 80) and (tilted.width, tilted.height) == (80, 60)
+    assert [b.code for b in tilted.boxes] == ["Wd"]
+    x0, y0, x1, y1 = tilted.boxes[0].box
+    assert x1 - x0 > 15 and y1 - y0 > 20  # the box round the turned tile
+    cx, cy = round((x0 + x1) / 2), round((y0 + y1) / 2)
+    assert a[cy - 3:cy + 4, cx - 3:cx + 4].mean() > 180  # the tile, where its label now says
+    assert condition_name("tilt7.5") == "tilt7.5"
 
 
 def test_strips_stretch_each_row_to_the_photo_and_move_its_labels(tmp_path):
