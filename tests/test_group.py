@@ -6,7 +6,7 @@ import pytest
 
 from datasets.synthetic import available_fonts, render_hand
 from scoring import parse_hand
-from vision.group import MeldGrouper, TileObs, reading_order
+from vision.group import ALT_MIN, MeldGrouper, TileObs, reading_order
 
 
 def row(codes, y=100, x=10, w=30, h=40, gaps=(), sideways=(), backs=()):
@@ -92,6 +92,21 @@ def test_doubtful_tiles_are_flagged_even_when_the_hand_wins():
     assert g.codes[4] == "5p" and g.needs_confirmation == [4]
 
 
+def test_a_doubtful_tiles_alternative_that_makes_a_win_is_proposed_and_flagged():
+    codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N", "N"]
+    tiles = row(codes, gaps={13})
+    tiles[2] = TileObs(tiles[2].box, "4m", 0.5, [("3m", 0.3), ("5m", 0.1)])  # 124m wins nothing; 123m does
+    g = MeldGrouper()(tiles)
+    assert g.codes[2] == "3m" and 2 in g.needs_confirmation
+    assert g.hand == MeldGrouper()(row(codes, gaps={13})).hand
+    assert any("tile 3 read as 3m (not 4m) to make a winning hand" in n for n in g.notes)
+    # an alternative the classifier gives under ALT_MIN is not put in its place: the tile stays, flagged
+    tiles[2] = TileObs(tiles[2].box, "4m", 0.5, [("3m", ALT_MIN - 0.01), ("5m", 0.1)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[2] == "4m" and 2 in g.needs_confirmation
+    assert not any("to make a winning hand" in n for n in g.notes)
+
+
 def test_a_flower_read_twice_takes_the_less_sure_readings_bonus_alternative():
     # not a winning hand (so the winning-hand correction plays no part): a set has one F3 only
     codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "N", "W", "S", "F1", "F3", "F3", "F4"]
@@ -109,7 +124,12 @@ def test_a_flower_read_twice_takes_the_less_sure_readings_bonus_alternative():
     tiles[B] = TileObs(tiles[B].box, "F3", 0.48, [("F1", 0.3), ("E", 0.05)])
     g = MeldGrouper()(tiles)
     assert g.codes[B] == "F3" and {A, B} <= set(g.needs_confirmation)
-    assert not any("a set has one" in n for n in g.notes)
+    assert not any("read as" in n for n in g.notes)
+    assert any(f"tiles {A + 1} and {B + 1} both read F3" in n for n in g.notes)
+    # nor is a bonus alternative the classifier gives under ALT_MIN put in the reading's place
+    tiles[B] = TileObs(tiles[B].box, "F3", 0.48, [("F1", 0.3), ("S2", ALT_MIN - 0.01)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[B] == "F3" and not any("read as" in n for n in g.notes)
 
 
 def test_claimed_tiles_that_make_no_set_are_flagged():

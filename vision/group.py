@@ -32,6 +32,9 @@ from scoring.tiles import INDEX
 LOW_CONFIDENCE = 0.80
 GAP = 0.25  # a step between tile centres this much longer than usual separates two runs
 HAND_TILES = 14  # a winning hand without kongs, bonus tiles aside
+# an alternative the classifier gives less than this is never put in a reading's place by the rules
+# (a bonus tile read twice, a hand that does not win): chosen on the held-out photos (model card)
+ALT_MIN = 0.15
 
 
 @dataclass
@@ -265,11 +268,15 @@ class MeldGrouper:
             winning = concealed[-1]
             flagged.add(winning)
             notes.append("no tile set apart as the winning tile: the last concealed tile is proposed")
-        for p, alt in self._one_of_each(bonus, codes, tiles, order):
+        twice = self._one_of_each(bonus, codes, tiles, order)
+        for p, alt in twice:
             flagged.add(p)
             if alt is not None:
                 notes.append(f"tile {p + 1} read as {alt} (not {codes[p]}): a set has one {codes[p]}")
                 codes[p] = alt
+        for (k, _), (p, alt) in zip(twice[::2], twice[1::2]):
+            if alt is None:
+                notes.append(f"tiles {k + 1} and {p + 1} both read {codes[k]}: a set has one; check them")
         if bonus:
             groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
         if concealed:
@@ -328,9 +335,10 @@ class MeldGrouper:
     @staticmethod
     def _one_of_each(bonus: list[int], codes: list[str], tiles: list[TileObs], order: list[int]):
         """A set has one of each flower and season: where one is read twice, the less sure reading
-        takes its likeliest alternative among the bonus tiles not read yet — ``(position, code)``
-        — or, when it has none, ``(position, None)``; the surer reading is given as
-        ``(position, None)`` too, since either may be the wrong one (all are to be flagged)."""
+        takes its likeliest alternative among the bonus tiles not read yet, if the classifier gives
+        it at least ``ALT_MIN`` — ``(position, code)`` — or, when it has none such,
+        ``(position, None)``; the surer reading is given as ``(position, None)`` too, since either
+        may be the wrong one (all are to be flagged)."""
         taken = {codes[p] for p in bonus}
         kept: dict[str, int] = {}
         out = []
@@ -338,7 +346,7 @@ class MeldGrouper:
             if codes[p] not in kept:
                 kept[codes[p]] = p
                 continue
-            alts = [(c, q) for c, q in tiles[order[p]].alternatives if _is_bonus(c) and c not in taken]
+            alts = [(c, q) for c, q in tiles[order[p]].alternatives if _is_bonus(c) and c not in taken and q >= ALT_MIN]
             alt = max(alts, key=lambda a: a[1])[0] if alts else None
             if alt is not None:
                 taken.add(alt)
@@ -346,11 +354,12 @@ class MeldGrouper:
         return out
 
     def _fix(self, groups, codes, winning, flagged, tiles, order) -> tuple[int, str] | None:
-        """The most confident single change among doubtful tiles' alternatives that makes a win."""
+        """The most confident single change among doubtful tiles' alternatives (each given at least
+        ``ALT_MIN``) that makes a win."""
         best = None
         for p in sorted(flagged):
             for alt, prob in tiles[order[p]].alternatives:
-                if alt == codes[p] or alt not in INDEX:
+                if alt == codes[p] or alt not in INDEX or prob < ALT_MIN:
                     continue
                 trial = list(codes)
                 trial[p] = alt
