@@ -269,14 +269,13 @@ class MeldGrouper:
             flagged.add(winning)
             notes.append("no tile set apart as the winning tile: the last concealed tile is proposed")
         twice = self._one_of_each(bonus, codes, tiles, order)
-        for p, alt in twice:
-            flagged.add(p)
+        for k, p, alt in twice:
+            flagged.update((k, p))  # either reading may be the wrong one
             if alt is not None:
                 notes.append(f"tile {p + 1} read as {alt} (not {codes[p]}): a set has one {codes[p]}")
                 codes[p] = alt
-        for (k, _), (p, alt) in zip(twice[::2], twice[1::2]):
-            if alt is None:
-                notes.append(f"tiles {k + 1} and {p + 1} both read {codes[k]}: a set has one; check them")
+        notes += [f"tiles {k + 1} and {p + 1} both read {codes[k]}: a set has one; check them"
+                  for k, p, alt in twice if alt is None]
         if bonus:
             groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
         if concealed:
@@ -336,9 +335,8 @@ class MeldGrouper:
     def _one_of_each(bonus: list[int], codes: list[str], tiles: list[TileObs], order: list[int]):
         """A set has one of each flower and season: where one is read twice, the less sure reading
         takes its likeliest alternative among the bonus tiles not read yet, if the classifier gives
-        it at least ``ALT_MIN`` — ``(position, code)`` — or, when it has none such,
-        ``(position, None)``; the surer reading is given as ``(position, None)`` too, since either
-        may be the wrong one (all are to be flagged)."""
+        it at least ``ALT_MIN``. One ``(surer position, less sure position, code or None)`` for each
+        tile read again (None: no such alternative)."""
         taken = {codes[p] for p in bonus}
         kept: dict[str, int] = {}
         out = []
@@ -350,7 +348,7 @@ class MeldGrouper:
             alt = max(alts, key=lambda a: a[1])[0] if alts else None
             if alt is not None:
                 taken.add(alt)
-            out += [(kept[codes[p]], None), (p, alt)]
+            out.append((kept[codes[p]], p, alt))
         return out
 
     def _fix(self, groups, codes, winning, flagged, tiles, order) -> tuple[int, str] | None:
