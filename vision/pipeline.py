@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .classify import LOW_CONFIDENCE, TileClassifier
+from .classify import LOW_CONFIDENCE, TileClassifier, TileLabel
 from .group import MeldGrouper, TileObs, hand_and_strays, reading_order, row_frame
 from .io import load_photo
 from .labels import BACK, NOT_A_TILE
@@ -44,6 +44,11 @@ STRETCH_FACTORS = (2, 3, 4, 6, 8, 11, 16)  # the stretches tried on such a photo
 STRETCH_MIN_SIDE = 32  # ... squeezing no side below this many pixels
 TILE_SHAPED = (0.4, 2.5)  # width / height of a tile's box, upright or sideways, at a slant too
 STRETCH_LOOK_SIDE = 640  # the anisotropy is measured on a copy this large (as the training photos are)
+#: A picture of one tile (``mjcam classify``) may show more than the tile: a phone photo of a tile
+#: on the table. The tile found nearest its centre (no further off it than ``ONE_TILE_CENTRE`` of
+#: its own size) is read as well, and its reading is kept where its likeliest tile is likelier by
+#: ``ONE_TILE_MARGIN`` than the whole picture's (chosen on held-out photos: the model card).
+ONE_TILE_CENTRE, ONE_TILE_MARGIN = 0.5, 0.1
 
 
 @dataclass
@@ -429,6 +434,32 @@ class Recognizer:
 
     def __call__(self, path: str) -> Recognition:
         return self.load_and_read(path)[1]
+
+    def read_one(self, image: np.ndarray) -> tuple[TileLabel, tuple[float, float, float, float] | None]:
+        """The tile in a picture of one tile, and its box in the picture's pixels (None: the whole
+        picture). The whole picture is read as the tile, and so is the tile found nearest its centre
+        (on a copy at most ``work_side`` long); the latter's reading is kept where its likeliest tile
+        (``not-a-tile`` aside) is likelier by ``ONE_TILE_MARGIN``, so a tight crop reads as before and
+        a tile photographed with the table around it is read from its own box."""
+        h, w = image.shape[:2]
+        boxes: list = [(0.0, 0.0, float(w), float(h))]
+        small = shrink(image, self.work_side)
+        s = w / small.shape[1]
+        near, off = None, ONE_TILE_CENTRE
+        for p in self.locate(small):
+            x1, y1, x2, y2 = (v * s for v in p.box)
+            d = max(abs((x1 + x2 - w) / 2) / max(1e-6, x2 - x1), abs((y1 + y2 - h) / 2) / max(1e-6, y2 - y1))
+            if d <= off:
+                near, off = (x1, y1, x2, y2), d
+        if near is not None:
+            boxes.append(near)
+        probs = self.classifier.box_probabilities(image, boxes)
+        labels = self.classifier.labels(probs)
+        nat = self.classifier.classes.index(NOT_A_TILE)
+        tile = np.delete(probs, nat, axis=1).max(axis=1)
+        if near is not None and tile[1] > tile[0] + ONE_TILE_MARGIN:
+            return labels[1], near
+        return labels[0], None
 
     def load_and_read(self, path: str) -> tuple[np.ndarray, Recognition]:
         """The working copy of the photo (long side at most ``work_side``) and its reading."""

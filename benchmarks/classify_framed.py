@@ -1,0 +1,112 @@
+"""Pictures of one tile, framed tightly or loosely: what ``mjcam classify`` reads.
+
+    python benchmarks/classify_framed.py --data ../shared/data [--photos valid|held-out]
+        [--frames 1,1.5,2,3,5] [--seed 0] [--limit N]
+    python benchmarks/classify_framed.py --data ../shared/data --camerash
+
+A person photographing one tile seldom crops it to its edges: the tile sits in the middle of the
+picture with the table (and perhaps the tiles beside it) around it. From each labelled tile of
+the photos (default: the HK photos of the valid split, stretched ones left out; ``--photos
+held-out``: the training photos the models held out) a picture is cut ``K`` times the tile's long
+side wide and 0.8 times that tall, centred on the tile (moved a little, seeded), for each ``K`` of
+``--frames`` (``1``: the labelled box itself). Each picture is read two ways:
+
+- *whole picture*: the picture is the tile's box (``TileClassifier.classify_image``, what
+  ``mjcam classify`` did before it looked for the tile);
+- *as classify reads it*: ``Recognizer.read_one`` — the tile found nearest the centre is read as
+  well and kept where it is surer (``vision.pipeline.ONE_TILE_MARGIN``).
+
+A reading is right when its code is one of the tile's labelled codes. ``--camerash``: the
+Camerash crops (tight catalogue pictures of many tile sets, its four wrong labels left out) read
+both ways.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+
+def pictures(records, frames: list[float], seed: int):
+    """``(k, picture, codes)`` for each labelled tile of each record and each frame factor ``k``."""
+    import cv2
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    for r in records:
+        img = cv2.cvtColor(cv2.imread(r.path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+        H, W = img.shape[:2]
+        for (x1, y1, x2, y2), codes in r.tiles():
+            w, h = x2 - x1, y2 - y1
+            if w < 8 or h < 8:
+                continue
+            for k in frames:
+                if k <= 1:
+                    a, b, c, d = x1, y1, x2, y2
+                else:
+                    s = k * max(w, h)
+                    cx = (x1 + x2) / 2 + rng.uniform(-0.15, 0.15) * w
+                    cy = (y1 + y2) / 2 + rng.uniform(-0.15, 0.15) * h
+                    a, b, c, d = cx - s / 2, cy - 0.4 * s, cx + s / 2, cy + 0.4 * s
+                a, b, c, d = int(max(0, a)), int(max(0, b)), int(min(W, c)), int(min(H, d))
+                if c - a >= 4 and d - b >= 4:
+                    yield k, img[b:d, a:c], codes
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
+    ap.add_argument("--photos", choices=("valid", "held-out"), default="valid")
+    ap.add_argument("--frames", default="1,1.5,2,3,5", help="picture sizes, in tile sizes (default 1,1.5,2,3,5)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the pictures' placement (default 0)")
+    ap.add_argument("--limit", type=int, help="only the first N photos")
+    ap.add_argument("--camerash", action="store_true", help="the Camerash crops instead")
+    args = ap.parse_args(argv)
+
+    from datasets.readers import held_out_sources, read_crop_csv, read_yolo, roboflow_subset
+    from vision.classify import TileClassifier
+    from vision.io import load_image
+    from vision.pipeline import Recognizer
+
+    clf = TileClassifier()
+    rec = Recognizer(classifier=clf)
+    if args.camerash:
+        items = [(1.0, load_image(path), (code,)) for path, code in read_crop_csv(os.path.join(args.data, "camerash-tiles"))]
+        print(f"Camerash crops: {len(items)}")
+    else:
+        root = os.path.join(args.data, "roboflow-hk-chinese")
+        if args.photos == "valid":
+            recs = [r for r in read_yolo(root, "valid") if roboflow_subset(r.path) == "hk" and not r.stretched]
+        else:
+            recs = read_yolo(root, "train")
+            held = held_out_sources(recs, 0.1, 1)
+            recs = [r for r in recs if r.source in held and r.boxes]
+        recs = recs[:args.limit] if args.limit else recs
+        frames = [float(f) for f in args.frames.split(",")]
+        items = pictures(recs, frames, args.seed)
+        print(f"{args.photos} photos: {len(recs)}, pictures {args.frames} tile sizes wide, seed {args.seed}")
+    n, whole, found, boxed = {}, {}, {}, {}
+    t0 = time.perf_counter()
+    for k, pic, codes in items:
+        n[k] = n.get(k, 0) + 1
+        whole[k] = whole.get(k, 0) + (clf.classify_image(pic).code in codes)
+        label, box = rec.read_one(pic)
+        found[k] = found.get(k, 0) + (label.code in codes)
+        boxed[k] = boxed.get(k, 0) + (box is not None)
+    dt = time.perf_counter() - t0
+    print(f"{'picture':>10} {'pictures':>9} {'whole picture':>15} {'as classify reads it':>22} {'read from a box':>16}")
+    for k in sorted(n):
+        print(f"{k:>8g}x  {n[k]:>9} {whole[k] / n[k]:>15.1%} {found[k] / n[k]:>22.1%} {boxed[k] / n[k]:>16.1%}")
+    total = sum(n.values())
+    print(f"{'all':>10} {total:>9} {sum(whole.values()) / total:>15.1%} {sum(found.values()) / total:>22.1%}"
+          f" {sum(boxed.values()) / total:>16.1%}   ({dt / max(1, total) * 1000:.0f} ms a picture, both ways)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
