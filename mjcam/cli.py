@@ -242,14 +242,15 @@ def cmd_rules(a: argparse.Namespace) -> int:
 
 
 def cmd_classify(a: argparse.Namespace) -> int:
-    from vision.classify import ModelError, default_classifier
+    from vision.classify import ModelError
     from vision.io import ImageError, load_image
+    from vision.pipeline import default_recognizer
 
-    clf = default_classifier()
+    rec = default_recognizer()
     results, failed = [], 0
     for path in a.images:
         try:
-            label = clf.classify_image(load_image(path))
+            label, box = rec.read_one(load_image(path))
         except ImageError as e:
             print(f"mjcam: error: {e}", file=sys.stderr)
             results.append({"path": path, "error": str(e)})
@@ -257,7 +258,8 @@ def cmd_classify(a: argparse.Namespace) -> int:
             continue
         except ModelError as e:
             raise UsageError(str(e)) from None
-        results.append({"path": path, **label.to_json(), "needs_confirmation": label.low_confidence})
+        results.append({"path": path, **label.to_json(), "needs_confirmation": label.low_confidence,
+                        "box": None if box is None else [round(float(v), 1) for v in box]})
     if a.json:
         print(json.dumps(results, ensure_ascii=False, indent=1))
     else:
@@ -266,7 +268,8 @@ def cmd_classify(a: argparse.Namespace) -> int:
                 continue
             alts = ", ".join(f"{x['code']} {x['confidence']:.2f}" for x in r["alternatives"])
             flag = "  ← check" if r["needs_confirmation"] else ""
-            print(f"{r['path']}: {r['code']} {r['confidence']:.2f}   (then {alts}){flag}")
+            at = "" if r["box"] is None else "  [the tile at {:.0f},{:.0f} to {:.0f},{:.0f}]".format(*r["box"])
+            print(f"{r['path']}: {r['code']} {r['confidence']:.2f}   (then {alts}){at}{flag}")
     return 2 if failed else 0
 
 

@@ -17,6 +17,7 @@ from vision.labels import CLASSES
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 CROPS = sorted(glob.glob(os.path.join(FIXTURES, "crops", "*.png")))
+SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples")
 
 
 def fixture_inputs(clf: TileClassifier) -> np.ndarray:
@@ -266,3 +267,56 @@ def test_a_reader_with_an_other_output_has_its_say_on_the_bonus_share(other):
         if mass < 1 - 1e-4:  # the other classes keep their proportions
             np.testing.assert_allclose(r[rest], p[rest] * (1 - share) / (1 - mass), atol=5e-4)
     assert looked >= 4 and reader.seen == looked
+
+
+def _framed(photo: str, box, k: float = 3.0) -> np.ndarray:
+    """A picture of one tile of a sample photo framed loosely: ``k`` times its long side wide, 0.8
+    of that tall, the tile at the centre (as benchmarks/classify_framed.py cuts them)."""
+    img = load_image(photo)
+    x1, y1, x2, y2 = box
+    s, cx, cy = k * max(x2 - x1, y2 - y1), (x1 + x2) / 2, (y1 + y2) / 2
+    a, b = int(max(0, cx - s / 2)), int(max(0, cy - 0.4 * s))
+    return img[b:int(min(img.shape[0], cy + 0.4 * s)), a:int(min(img.shape[1], cx + s / 2))], (a, b)
+
+
+def test_a_tile_framed_loosely_is_found_and_read_from_its_own_box():
+    from vision.pipeline import default_recognizer
+
+    labels = json.load(open(os.path.join(SAMPLES, "labels.json")))["hand-honours.jpg"]
+    rec = default_recognizer()
+    right = seen = 0
+    for code, *box in labels:
+        pic, (a, b) = _framed(os.path.join(SAMPLES, "hand-honours.jpg"), box)
+        if a == 0 or b == 0:
+            continue  # cut off by the photo's edge: the tile is not at the picture's centre
+        seen += 1
+        label, found = rec.read_one(pic)
+        right += label.code == code
+        assert found is not None  # the tile is a small part of the picture: read from the box found
+        fx, fy = (found[0] + found[2]) / 2 + a, (found[1] + found[3]) / 2 + b
+        assert box[0] <= fx <= box[2] and box[1] <= fy <= box[3], (code, found, box)
+    assert seen >= 12 and right >= seen - 1, (right, seen)
+
+
+def test_a_tight_crop_is_still_read_as_a_whole():
+    from vision.pipeline import default_recognizer
+
+    rec = default_recognizer()
+    got = [(os.path.basename(p)[:-4], *rec.read_one(load_image(p))) for p in CROPS]
+    assert sum(code == label.code for code, label, _ in got) >= 15, got
+    assert sum(box is None for _, _, box in got) >= 14  # the whole picture is the tile
+
+
+def test_classify_cli_gives_the_box_of_a_tile_it_found(tmp_path, capsys):
+    from PIL import Image
+
+    code, *box = json.load(open(os.path.join(SAMPLES, "labels.json")))["hand-honours.jpg"][7]
+    pic, (a, b) = _framed(os.path.join(SAMPLES, "hand-honours.jpg"), box)
+    p = tmp_path / "one-tile.png"
+    Image.fromarray(pic).save(p)
+    assert main(["classify", str(p), CROPS[0], "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out[0]["code"] == code and out[0]["box"] is not None and out[1]["box"] is None
+    x1, y1, x2, y2 = out[0]["box"]
+    assert 0 <= x1 < x2 <= pic.shape[1] and 0 <= y1 < y2 <= pic.shape[0]
+    assert main(["classify", str(p)]) == 0 and "the tile at" in capsys.readouterr().out
