@@ -47,8 +47,11 @@ STRETCH_LOOK_SIDE = 640  # the anisotropy is measured on a copy this large (as t
 #: A picture of one tile (``mjcam classify``) may show more than the tile: a phone photo of a tile
 #: on the table. The tile found nearest its centre (no further off it than ``ONE_TILE_CENTRE`` of
 #: its own size) is read as well, and its reading is kept where its likeliest tile is likelier by
-#: ``ONE_TILE_MARGIN`` than the whole picture's (chosen on held-out photos: the model card).
-ONE_TILE_CENTRE, ONE_TILE_MARGIN = 0.5, 0.1
+#: ``ONE_TILE_MARGIN`` than the whole picture's, and either the whole picture's is under
+#: ``ONE_TILE_UNSURE`` or the detector is at least ``ONE_TILE_FOUND`` sure of the tile it found
+#: (in a tight crop it finds parts of the engraving, less surely). Chosen on held-out photos and
+#: unseen tile art: the model card.
+ONE_TILE_CENTRE, ONE_TILE_MARGIN, ONE_TILE_UNSURE, ONE_TILE_FOUND = 0.5, 0.2, 0.35, 0.45
 
 
 @dataclass
@@ -439,25 +442,27 @@ class Recognizer:
         """The tile in a picture of one tile, and its box in the picture's pixels (None: the whole
         picture). The whole picture is read as the tile, and so is the tile found nearest its centre
         (on a copy at most ``work_side`` long); the latter's reading is kept where its likeliest tile
-        (``not-a-tile`` aside) is likelier by ``ONE_TILE_MARGIN``, so a tight crop reads as before and
-        a tile photographed with the table around it is read from its own box."""
+        (``not-a-tile`` aside) is likelier by ``ONE_TILE_MARGIN`` and the whole picture's reading is
+        unsure or the detector sure (see ``ONE_TILE_UNSURE``), so a tight crop reads as before and a
+        tile photographed with the table around it is read from its own box."""
         h, w = image.shape[:2]
         boxes: list = [(0.0, 0.0, float(w), float(h))]
         small = shrink(image, self.work_side)
         s = w / small.shape[1]
-        near, off = None, ONE_TILE_CENTRE
+        near, off, found = None, ONE_TILE_CENTRE, 0.0
         for p in self.locate(small):
             x1, y1, x2, y2 = (v * s for v in p.box)
             d = max(abs((x1 + x2 - w) / 2) / max(1e-6, x2 - x1), abs((y1 + y2 - h) / 2) / max(1e-6, y2 - y1))
             if d <= off:
-                near, off = (x1, y1, x2, y2), d
+                near, off, found = (x1, y1, x2, y2), d, p.score
         if near is not None:
             boxes.append(near)
         probs = self.classifier.box_probabilities(image, boxes)
         labels = self.classifier.labels(probs)
         nat = self.classifier.classes.index(NOT_A_TILE)
         tile = np.delete(probs, nat, axis=1).max(axis=1)
-        if near is not None and tile[1] > tile[0] + ONE_TILE_MARGIN:
+        if near is not None and tile[1] > tile[0] + ONE_TILE_MARGIN and (
+                tile[0] < ONE_TILE_UNSURE or found >= ONE_TILE_FOUND):
             return labels[1], near
         return labels[0], None
 
