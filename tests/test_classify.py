@@ -269,9 +269,10 @@ def test_a_reader_with_an_other_output_has_its_say_on_the_bonus_share(other):
     assert looked >= 4 and reader.seen == looked
 
 
-def _framed(photo: str, box, k: float = 3.0) -> np.ndarray:
+def _framed(photo: str, box, k: float = 3.0) -> tuple[np.ndarray, tuple[int, int]]:
     """A picture of one tile of a sample photo framed loosely: ``k`` times its long side wide, 0.8
-    of that tall, the tile at the centre (as benchmarks/classify_framed.py cuts them)."""
+    of that tall, the tile at the centre (as benchmarks/classify_framed.py cuts them), and where its
+    top left corner lies in the photo."""
     img = load_image(photo)
     x1, y1, x2, y2 = box
     s, cx, cy = k * max(x2 - x1, y2 - y1), (x1 + x2) / 2, (y1 + y2) / 2
