@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             recs = read_yolo(root, "train")
             held = held_out_sources(recs, 0.1, 1)
             recs = [r for r in recs if r.source in held and r.boxes]
-        recs = recs[:args.limit] if args.limit else recs
+        recs = recs[:args.limit] if args.limit is not None else recs
         frames = [float(f) for f in args.frames.split(",")]
         items = pictures(recs, frames, args.seed)
         print(f"{args.photos} photos: {len(recs)}, pictures {args.frames} tile sizes wide, seed {args.seed}")
@@ -112,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         found[k] = found.get(k, 0) + (label.code in codes)
         boxed[k] = boxed.get(k, 0) + (box is not None)
     dt = time.perf_counter() - t0
+    if not n:
+        raise SystemExit("no pictures to read")
     print(f"{'picture':>10} {'pictures':>9} {'whole picture':>15} {'as classify reads it':>22} {'read from a box':>16}")
     for k in sorted(n):
         print(f"{k:>8g}x  {n[k]:>9} {whole[k] / n[k]:>15.1%} {found[k] / n[k]:>22.1%} {boxed[k] / n[k]:>16.1%}")
