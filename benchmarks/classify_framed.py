@@ -34,6 +34,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 
+def framing(box, k: float, width: int, height: int, shift: tuple[float, float] = (0.0, 0.0)) -> tuple[int, int, int, int]:
+    """The picture ``(x1, y1, x2, y2)`` of one tile framed ``k`` times its long side wide and 0.8 of
+    that tall, its centre moved off the tile's by ``shift`` (fractions of the tile's width and
+    height), cut to the photo's ``width`` x ``height``; ``k`` <= 1: the tile's box itself.
+
+    >>> framing((100, 100, 130, 140), 3, 640, 640)
+    (55, 72, 175, 168)
+    """
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    if k > 1:
+        s = k * max(w, h)
+        cx, cy = (x1 + x2) / 2 + shift[0] * w, (y1 + y2) / 2 + shift[1] * h
+        x1, y1, x2, y2 = cx - s / 2, cy - 0.4 * s, cx + s / 2, cy + 0.4 * s
+    return int(max(0, x1)), int(max(0, y1)), int(min(width, x2)), int(min(height, y2))
+
+
 def pictures(records, frames: list[float], seed: int):
     """``(k, picture, codes)`` for each labelled tile of each record and each frame factor ``k``."""
     import cv2
@@ -43,19 +60,12 @@ def pictures(records, frames: list[float], seed: int):
     for r in records:
         img = cv2.cvtColor(cv2.imread(r.path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
         H, W = img.shape[:2]
-        for (x1, y1, x2, y2), codes in r.tiles():
-            w, h = x2 - x1, y2 - y1
-            if w < 8 or h < 8:
+        for box, codes in r.tiles():
+            if box[2] - box[0] < 8 or box[3] - box[1] < 8:
                 continue
             for k in frames:
-                if k <= 1:
-                    a, b, c, d = x1, y1, x2, y2
-                else:
-                    s = k * max(w, h)
-                    cx = (x1 + x2) / 2 + rng.uniform(-0.15, 0.15) * w
-                    cy = (y1 + y2) / 2 + rng.uniform(-0.15, 0.15) * h
-                    a, b, c, d = cx - s / 2, cy - 0.4 * s, cx + s / 2, cy + 0.4 * s
-                a, b, c, d = int(max(0, a)), int(max(0, b)), int(min(W, c)), int(min(H, d))
+                shift = (rng.uniform(-0.15, 0.15), rng.uniform(-0.15, 0.15)) if k > 1 else (0.0, 0.0)
+                a, b, c, d = framing(box, k, W, H, shift)
                 if c - a >= 4 and d - b >= 4:
                     yield k, img[b:d, a:c], codes
 

@@ -3,6 +3,7 @@
 import glob
 import json
 import os
+import sys
 import threading
 
 import numpy as np
@@ -17,6 +18,7 @@ from vision.labels import CLASSES
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 CROPS = sorted(glob.glob(os.path.join(FIXTURES, "crops", "*.png")))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples")
 
 
@@ -270,14 +272,13 @@ def test_a_reader_with_an_other_output_has_its_say_on_the_bonus_share(other):
 
 
 def _framed(photo: str, box, k: float = 3.0) -> tuple[np.ndarray, tuple[int, int]]:
-    """A picture of one tile of a sample photo framed loosely: ``k`` times its long side wide, 0.8
-    of that tall, the tile at the centre (as benchmarks/classify_framed.py cuts them), and where its
-    top left corner lies in the photo."""
+    """A picture of one tile of a sample photo framed loosely, the tile at the centre, as
+    benchmarks/classify_framed.py cuts them, and where its top left corner lies in the photo."""
+    from classify_framed import framing
+
     img = load_image(photo)
-    x1, y1, x2, y2 = box
-    s, cx, cy = k * max(x2 - x1, y2 - y1), (x1 + x2) / 2, (y1 + y2) / 2
-    a, b = int(max(0, cx - s / 2)), int(max(0, cy - 0.4 * s))
-    return img[b:int(min(img.shape[0], cy + 0.4 * s)), a:int(min(img.shape[1], cx + s / 2))], (a, b)
+    a, b, c, d = framing(box, k, img.shape[1], img.shape[0])
+    return img[b:d, a:c], (a, b)
 
 
 def test_a_tile_framed_loosely_is_found_and_read_from_its_own_box():

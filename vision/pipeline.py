@@ -459,8 +459,7 @@ class Recognizer:
             boxes.append(near)
         probs = self.classifier.box_probabilities(image, boxes)
         labels = self.classifier.labels(probs)
-        nat = self.classifier.classes.index(NOT_A_TILE)
-        tile = np.delete(probs, nat, axis=1).max(axis=1)
+        tile = [self._reading(p)[1] for p in probs]
         if near is not None and tile[1] > tile[0] + ONE_TILE_MARGIN and (
                 tile[0] < ONE_TILE_UNSURE or found >= ONE_TILE_FOUND):
             return labels[1], near
