@@ -53,6 +53,49 @@ def test_load_photo_gives_writable_rgb_whatever_the_mode(tmp_path, mode):
         assert tuple(img[5, 5]) == (90, 160, 40)
 
 
+
+@pytest.mark.parametrize("kind", ["png16", "tiff32", "tiff-float", "tiff-float-255"])
+def test_pictures_wider_than_8_bits_are_scaled_not_clipped(tmp_path, kind):
+    from PIL import Image
+
+    grey = np.tile(np.linspace(0.0, 1.0, 256), (64, 1))  # a ramp from black to white
+    if kind == "png16":  # a full-range 16-bit PNG, as a raw converter writes one
+        p = tmp_path / "ramp.png"
+        Image.fromarray(np.rint(grey * 65535).astype(np.uint16)).save(p)
+    elif kind == "tiff32":
+        p = tmp_path / "ramp.tiff"
+        Image.fromarray(np.rint(grey * 65535).astype(np.int32), "I").save(p)
+    else:
+        p = tmp_path / "ramp.tiff"
+        Image.fromarray((grey * (255 if kind.endswith("255") else 1)).astype(np.float32), "F").save(p)
+    img, _ = load_photo(str(p))
+    want = np.rint(grey * 255)
+    assert img.dtype == np.uint8 and img.shape == (64, 256, 3)
+    assert np.abs(img[..., 1].astype(float) - want).max() <= 1  # not all white, not all black
+    assert (img[..., 0] == img[..., 2]).all()
+
+
+def test_transparent_pixels_are_laid_on_white(tmp_path):
+    from PIL import Image
+
+    p = tmp_path / "cut-out.png"
+    a = np.zeros((40, 60, 4), np.uint8)  # transparent black around an opaque green square
+    a[10:30, 20:40] = (30, 150, 60, 255)
+    Image.fromarray(a, "RGBA").save(p)
+    img, _ = load_photo(str(p))
+    assert tuple(img[0, 0]) == (255, 255, 255) and tuple(img[20, 30]) == (30, 150, 60)
+
+
+def test_a_16_bit_photo_reads_as_its_8_bit_copy(tmp_path):
+    from PIL import Image
+
+    grey = np.asarray(Image.open(HONOURS).convert("L"))
+    p8, p16 = tmp_path / "grey8.png", tmp_path / "grey16.png"
+    Image.fromarray(grey).save(p8)
+    Image.fromarray(grey.astype(np.uint16) * 257).save(p16)
+    rec = default_recognizer()
+    assert [t.code for t in rec(str(p16)).tiles] == [t.code for t in rec(str(p8)).tiles] != []
+
 def test_orientations_are_relative_to_the_hand():
     standing = [(0, 0, 30, 40), (30, 0, 60, 40), (60, 10, 100, 40)]
     assert orientations(standing, ["1m", "2m", "3m"]) == (["upright", "upright", "sideways"], False)

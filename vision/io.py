@@ -44,6 +44,28 @@ def load_image(path: str) -> np.ndarray:
     return load_photo(path)[0]
 
 
+def _rgb(im) -> np.ndarray:
+    """An open picture of any mode as an RGB uint8 array: pictures with more than 8 bits a channel
+    (16-bit and 32-bit integer, floating point: scans, PNGs and TIFFs from raw converters) scaled
+    to 8 bits rather than clipped, transparent pixels laid on white."""
+    from PIL import Image
+
+    if im.mode in ("RGB", "L", "CMYK", "YCbCr", "1", "P") and "transparency" not in im.info:
+        return np.asarray(im if im.mode == "RGB" else im.convert("RGB"))
+    if im.mode.startswith(("I", "F")):  # one channel, wider than 8 bits
+        v = np.asarray(im, dtype=np.float64)
+        v = np.nan_to_num(v, nan=0.0, posinf=0.0, neginf=0.0)
+        top = float(v.max(initial=0.0))
+        # whatever range the values fill: [0, 1] (floating point), 8 bits (Pillow's own converts),
+        # 16 bits (PNG, TIFF), or beyond
+        full = 1.0 if im.mode == "F" and top <= 1.0 else 255.0 if top <= 255 else 65535.0 if top <= 65535 else top
+        g = np.clip(np.rint(v * (255.0 / full)), 0, 255).astype(np.uint8)
+        return np.repeat(g[..., None], 3, axis=2)
+    rgba = im.convert("RGBA")  # alpha (RGBA, LA, PA, a palette's transparent colour) or another mode
+    white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+    return np.asarray(Image.alpha_composite(white, rgba).convert("RGB"))
+
+
 def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tuple[int, int]]:
     """The picture as an RGB array whose long side is at most ``max_side`` (JPEGs are decoded at
     reduced size directly, which saves time and memory on 12 MP photos), and the full size
@@ -75,9 +97,7 @@ def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tupl
                     im.draft("RGB", (math.ceil(w * s), math.ceil(h * s)))
                 if orientation != 1:  # (as it is, exif_transpose would only copy the picture)
                     im = ImageOps.exif_transpose(im)
-                if im.mode != "RGB":
-                    im = im.convert("RGB")
-                arr = np.asarray(im)
+                arr = _rgb(im)
     except ImageError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
