@@ -31,7 +31,8 @@ Printed per system:
   stretched valid's strips (bands stretched 3 times or more);
 - with ``--condition NAME``: the same on each photo as a phone might have taken it in worse
   conditions (:data:`CONDITIONS`: a warm or cool colour cast, dim light, blur, heavy JPEG, noise,
-  a glare spot, the photo turned by some degrees), the labels moved with it;
+  a glare spot, the photo turned by some degrees, seen in perspective from further down the
+  table), the labels moved with it;
 - time per photo (each system in its own process, models loaded once, loading the file
   included) at the photos' 640x640 and on 12 MP upscaled copies, and each process's peak memory.
 """
@@ -247,7 +248,11 @@ def condition_name(name: str) -> str:
     """
     if name in CONDITIONS or re.fullmatch(r"(turn|tilt)-?\d+(\.\d+)?", name):
         return name
-    raise ValueError(f"unknown condition {name!r} (one of {', '.join(CONDITIONS)}, or turnD / tiltD for D degrees)")
+    m = re.fullmatch(r"keystone(\d+(\.\d+)?)", name)
+    if m and float(m.group(1)) < 100:
+        return name
+    raise ValueError(f"unknown condition {name!r} (one of {', '.join(CONDITIONS)}, turnD / tiltD for D degrees, "
+                     "or keystoneP for P % under 100)")
 
 
 def conditioned(records, name: str, folder: str) -> list:
@@ -264,7 +269,11 @@ def conditioned(records, name: str, folder: str) -> list:
     loosens further, so judge turns on photos that are not such copies); ``tiltD`` — the same
     within the photo's own frame, as a phone held at a slant takes it: the corners cut off (and
     filled so), the tiles the same size, a label whose turned box's centre leaves the frame
-    dropped, the rest clipped to it. Saved as JPEG of quality 95
+    dropped, the rest clipped to it; ``keystoneP`` — seen from further down the table, as a phone
+    held in front of a seated player takes it: the photo's top edge drawn P % narrower than its
+    bottom and the picture between in perspective (the far tiles smaller and flatter), within its
+    own frame, the corners filled with the table's colour, each label the upright box around its
+    box so drawn. Saved as JPEG of quality 95
     (12 for ``jpeg``); seeded: the same every run."""
     from dataclasses import replace
 
@@ -313,6 +322,19 @@ def conditioned(records, name: str, folder: str) -> list:
                                                    min(float(W), float(pts[:, 0].max())),
                                                    min(float(H), float(pts[:, 1].max())))))
             boxes, w, h = turned, W, H
+        elif name.startswith("keystone"):
+            k = float(name[8:]) / 200  # each top corner moved in by half of it
+            corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+            m = cv2.getPerspectiveTransform(corners, np.float32([[k * w, 0], [(1 - k) * w, 0], [w, h], [0, h]]))
+            edge = np.median(np.concatenate([a[0], a[-1], a[:, 0], a[:, -1]]), 0)
+            a = cv2.warpPerspective(a, m, (w, h), flags=cv2.INTER_AREA, borderValue=tuple(float(v) for v in edge))
+            drawn = []
+            for b in boxes:
+                x0, y0, x1, y1 = b.box
+                pts = cv2.perspectiveTransform(np.float64([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]]), m)[0]
+                drawn.append(LabelledBox(b.code, (float(pts[:, 0].min()), float(pts[:, 1].min()),
+                                                  float(pts[:, 0].max()), float(pts[:, 1].max()))))
+            boxes = drawn
         a = np.clip(a, 0, 255).astype(np.uint8)
         q = _copy_path(folder, r.path)[:-4] + f"-{name}.jpg"
         cv2.imwrite(q, cv2.cvtColor(a, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 12 if name == "jpeg" else 95])
@@ -388,7 +410,8 @@ def main(argv=None) -> None:
                     help="each row of tiles cut out as a band and stretched to the photo's size (bands stretched 3 "
                          "times or more): stretched photos made where nothing is chosen")
     ap.add_argument("--condition", type=condition_name, metavar="NAME", help="each photo as a phone might have taken it in worse "
-                    "conditions: " + ", ".join(CONDITIONS) + ", or turnD / tiltD (turned D degrees; tilt keeps the frame)")
+                    "conditions: " + ", ".join(CONDITIONS) + ", or turnD / tiltD (turned D degrees; tilt keeps the frame), "
+                    "or keystoneP (seen in perspective, the top edge P %% narrower)")
     args = ap.parse_args(argv)
     if args.worker:
         worker(*args.worker)
