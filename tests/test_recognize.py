@@ -96,11 +96,34 @@ def test_a_16_bit_photo_reads_as_its_8_bit_copy(tmp_path):
     rec = default_recognizer()
     assert [t.code for t in rec(str(p16)).tiles] == [t.code for t in rec(str(p8)).tiles] != []
 
+
 def test_orientations_are_relative_to_the_hand():
     standing = [(0, 0, 30, 40), (30, 0, 60, 40), (60, 10, 100, 40)]
     assert orientations(standing, ["1m", "2m", "3m"]) == (["upright", "upright", "sideways"], False)
     lying = [(0, 0, 40, 30), (0, 30, 40, 60), (10, 60, 40, 100), (0, 100, 40, 130)]
     assert orientations(lying, ["1m", "2m", "3m", "back"]) == (["upright", "upright", "sideways", "face-down"], True)
+
+
+@pytest.mark.parametrize("degrees", [-40, -30, 30, 40])
+def test_a_steeply_sloping_row_still_runs_across(degrees):
+    from vision.group import TileObs, reading_order
+
+    # the upright boxes around a row's turned tiles, seen in perspective: a little wider than tall
+    a = math.radians(degrees)
+    boxes = [(x - 25, y - 23, x + 25, y + 23) for x, y in
+             ((300 + 38 * k * math.cos(a), 300 + 38 * k * math.sin(a)) for k in range(-6, 8))]
+    codes = ["1m"] * len(boxes)
+    assert orientations(boxes, codes)[1] is False
+    assert reading_order([TileObs(b, c) for b, c in zip(boxes, codes)]) == [list(range(14))]
+    # the same photo turned a quarter: rows down it
+    assert orientations([(y0, x0, y1, x1) for x0, y0, x1, y1 in boxes], codes)[1] is True
+
+
+def test_a_tray_whose_tiles_lie_as_far_apart_both_ways_is_told_by_their_shape():
+    tall = [(c * 44, r * 46, c * 44 + 40, r * 46 + 44) for r in range(3) for c in range(4)]
+    assert orientations(tall, ["1m"] * 12)[1] is False
+    wide = [(y0, x0, y1, x1) for x0, y0, x1, y1 in tall]
+    assert orientations(wide, ["1m"] * 12)[1] is True
 
 
 def test_row_gaps_are_one_tile_holes_between_sound_neighbours():
