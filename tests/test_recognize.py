@@ -40,6 +40,25 @@ def test_load_photo_full_size_follows_exif(tmp_path):
     assert (w, h) == (2000, 3000) and img.shape[:2] == (1000, 667)
 
 
+@pytest.mark.parametrize("mode", ["RGB", "P"])
+def test_a_large_png_is_loaded_small_as_a_jpeg_is(tmp_path, mode):
+    from PIL import Image
+
+    from vision.preprocess import shrink
+
+    rng = np.random.default_rng(0)
+    blocks = rng.integers(0, 256, (20, 33, 3), dtype=np.uint8)  # coarse patches: a shrink keeps them
+    big = np.kron(blocks, np.ones((100, 100, 1), np.uint8))  # 3300 x 2000
+    exif = Image.Exif()
+    exif[0x0112] = 8  # shown turned a quarter
+    p = tmp_path / "big.png"
+    Image.fromarray(big).convert(mode).save(p, exif=exif)
+    img, size = load_photo(str(p), 800)
+    whole, _ = load_photo(str(p))
+    assert size == (2000, 3300) and whole.shape == (3300, 2000, 3) and img.shape == (800, 485, 3)
+    assert np.abs(img.astype(int) - shrink(whole, 800).astype(int)).mean() < 3
+
+
 @pytest.mark.parametrize("mode", ["L", "P", "RGBA", "LA", "RGB", "I;16"])
 def test_load_photo_gives_writable_rgb_whatever_the_mode(tmp_path, mode):
     from PIL import Image
