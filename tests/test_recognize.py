@@ -344,6 +344,26 @@ def test_sample_photo_reads_to_its_hand():
         assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 640 and t.orientation == "upright"
 
 
+@pytest.mark.parametrize("turn", [90, 180, 270])
+@pytest.mark.parametrize("photo", [HONOURS, PUNGS])
+def test_a_hand_photographed_from_another_seat_reads_in_its_players_order(photo, turn):
+    from vision.io import load_image
+
+    image = load_image(photo)
+    turned = np.ascontiguousarray(np.rot90(image, k=turn // 90))  # counter-clockwise
+    want, got = recognize(image), recognize(turned)
+    assert [t.code for t in got.tiles] == [t.code for t in want.tiles] and got.hand == want.hand
+    # the boxes are the turned photo's own: its first tile is where the upright photo's first went
+    h, w = image.shape[:2]
+    x1, y1, x2, y2 = want.tiles[0].box
+    cx, cy = (got.tiles[0].box[0] + got.tiles[0].box[2]) / 2, (got.tiles[0].box[1] + got.tiles[0].box[3]) / 2
+    H, W = turned.shape[:2]
+    want_centre = {90: ((y1 + y2) / 2, w - (x1 + x2) / 2), 180: (w - (x1 + x2) / 2, h - (y1 + y2) / 2),
+                   270: (h - (y1 + y2) / 2, (x1 + x2) / 2)}[turn]
+    assert abs(cx - want_centre[0]) < 0.05 * W and abs(cy - want_centre[1]) < 0.05 * H
+    assert any("read" in n for n in got.notes)
+
+
 def test_recognize_an_array_gives_the_same_reading():
     from vision.io import load_image
 

@@ -26,6 +26,7 @@ from .labels import BACK, NOT_A_TILE
 from .light import balanced, brightened
 from .locate import WORK_SIDE, BoxRefiner, ContourProposer, LearnedProposer, Proposal, suppress
 from .preprocess import SIDEWAYS_RATIO, shrink
+from .up import UpProbe
 
 DROP_NOT_A_TILE = 0.5  # a proposal the classifier calls not-a-tile with at least this is dropped
 SURE_TILE = 0.6  # ... unless the detector is this sure it is a tile and the classifier not sure it is not
@@ -184,6 +185,40 @@ def orientations(boxes: list[tuple[float, float, float, float]], codes: list[str
         else:
             out.append("upright")
     return out, wide
+
+
+#: A hand's standing tiles read by the which-way-up probe (vision.up): where their summed log-odds
+#: pass this either way, the hand is read as its player sees it; in between, as the photo shows it
+UP_MARGIN = 6.0
+UP_MIN_TILES = 3
+
+
+def hand_frame(wide: bool, down: bool | None):
+    """The map from a box in the photo to the frame the hand is read in — its rows across, read
+    left to right, as its player sees it — given whether the rows run down the photo (``wide``)
+    and whether the standing tiles, cut as the classifier cuts them (a wide box turned a quarter
+    clockwise), stand upside down (``down``; None: not known).
+
+    >>> [hand_frame(w, d)((1, 2, 3, 4)) for w, d in ((False, False), (False, True), (True, None))]
+    [(1, 2, 3, 4), (-3, -4, -1, -2), (2, 1, 4, 3)]
+    >>> hand_frame(True, False)((1, 2, 3, 4)), hand_frame(True, True)((1, 2, 3, 4))
+    ((-4, 1, -2, 3), (2, -3, 4, -1))
+    """
+    if not wide:
+        return (lambda b: (-b[2], -b[3], -b[0], -b[1])) if down else (lambda b: tuple(b))
+    if down is None:  # rows down the photo, which end is the hand's first not known: top to bottom
+        return lambda b: (b[1], b[0], b[3], b[2])
+    if down:  # the tiles' tops to the right: the photo turned a quarter clockwise from the player's view
+        return lambda b: (b[1], -b[2], b[3], -b[0])
+    return lambda b: (-b[3], b[0], -b[1], b[2])  # tops to the left: turned counter-clockwise
+
+
+FRAME_NOTES = {
+    (False, True): "the tiles stand upside down (photographed from across the table): read right to left",
+    (True, None): "the rows run down the photo: read top to bottom",
+    (True, True): "the rows run down the photo, the tiles' tops to the right: read top to bottom",
+    (True, False): "the rows run down the photo, the tiles' tops to the left: read bottom to top",
+}
 
 
 def straddlers_out(boxes: list[tuple[float, float, float, float]], scores: list[float]) -> list[int]:
@@ -406,14 +441,17 @@ class Recognizer:
     """``recognizer(path)`` -> :class:`Recognition`; ``recognizer.read(image)`` for an RGB array.
 
     ``refiner``: the box refiner that redraws the detector's boxes (``True``: the shipped one;
-    ``None`` or ``False``: the detector's boxes as they come)."""
+    ``None`` or ``False``: the detector's boxes as they come). ``up``: the which-way-up probe that
+    tells a hand photographed from across the table or turned a quarter which way round to read
+    (``True``: the shipped one; ``None`` or ``False``: the photo's own order)."""
 
     def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
                  low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
                  refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True,
                  drop_straddlers: bool = True, fill_grid: bool = True, unstretch: bool = True,
-                 brighten: bool = True, balance: bool = True):
+                 brighten: bool = True, balance: bool = True, up: UpProbe | None | bool = True):
         self.classifier = classifier or TileClassifier()
+        self.up = UpProbe() if up is True else (up or None)
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
         self.refiner = BoxRefiner() if refiner is True else (refiner or None)
         self.fill_gaps = fill_gaps
@@ -566,10 +604,15 @@ class Recognizer:
         boxes = [k[0].box for k in kept]
         codes = [classes[k[1]] for k in kept]
         orient, wide = orientations(boxes, codes)
+        down = None
+        if self.up is not None:  # which way up the standing tiles are: the order to read them in
+            standing = [b for b, c, o in zip(boxes, codes, orient) if o == "upright" and c not in (BACK, NOT_A_TILE)]
+            odds = self.up.down_log_odds(image, standing) if len(standing) >= UP_MIN_TILES else 0.0
+            down = True if odds > UP_MARGIN else False if odds < -UP_MARGIN else None
+        to_frame = hand_frame(wide, down)
         obs = []
         for (prop, _, conf, alts, p_not), code, o in zip(kept, codes, orient):
-            b = prop.box
-            gbox = (b[1], b[0], b[3], b[2]) if wide else b  # rows down the photo: read them as rows across
+            gbox = to_frame(prop.box)  # the hand as its player sees it: rows across, read left to right
             # a tile the classifier half thinks is no tile at all is doubtful however sure the code
             obs.append(TileObs(gbox, code, conf if p_not < 0.25 else min(conf, self.low_confidence - 1e-3), alts, o))
         hand_idx, stray_idx = hand_and_strays(obs)
@@ -600,8 +643,8 @@ class Recognizer:
                 tiles[p].group = len(groups)
             groups.append({"tiles": list(range(first, len(tiles))), "melded": False, "kind": "stray"})
             notes.append(f"{len(stray_order)} tile(s) away from the hand (behind it, or a wall) are left out of it")
-        if wide:
-            notes.append("the rows run down the photo: read top to bottom")
+        if wide or down:
+            notes.append(FRAME_NOTES[wide, down])
         if np.any(gains != 1):
             notes.append("the tile faces show a colour cast: read with red, green and blue scaled "
                          + " / ".join(f"{g:.2f}" for g in gains))
