@@ -26,6 +26,7 @@ Checked on the valid split as taken and turned (``--check``; a check only, nothi
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import time
@@ -118,8 +119,8 @@ def export(model, path: str) -> None:
 
     export_with_metadata(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), path, "crops", ["logits"],
                          {"crops": {0: "n"}, "logits": {0: "n"}},
-                         {"kind": "tile-up", "classes": CLASSES, "input_size": INPUT_SIZE, "mean": list(MEAN),
-                          "std": list(STD), "clip": CLIP})
+                         {k: json.dumps(v) for k, v in {"kind": "tile-up", "classes": CLASSES, "input_size": INPUT_SIZE,
+                                                        "mean": list(MEAN), "std": list(STD), "clip": CLIP}.items()})
 
 
 def main(argv=None) -> None:

@@ -364,6 +364,24 @@ def test_a_hand_photographed_from_another_seat_reads_in_its_players_order(photo,
     assert any("read" in n for n in got.notes)
 
 
+def test_the_which_way_up_probe_reads_the_sample_tiles_both_ways_up():
+    from vision.io import load_image
+    from vision.pipeline import UP_MARGIN
+    from vision.up import UpProbe
+
+    probe = UpProbe()
+    sess = probe.session
+    assert probe.meta["classes"] == ["up", "down"] and sess.get_outputs()[0].shape[1] == 2
+    with open(os.path.join(SAMPLES, "labels.json")) as fh:
+        boxes = [tuple(t[1:]) for t in json.load(fh)["hand-pungs.jpg"]]
+    image = load_image(PUNGS)
+    h, w = image.shape[:2]
+    assert probe.down_log_odds(image, boxes) < -UP_MARGIN
+    turned = [(w - x2, h - y2, w - x1, h - y1) for x1, y1, x2, y2 in boxes]
+    assert probe.down_log_odds(np.ascontiguousarray(image[::-1, ::-1]), turned) > UP_MARGIN
+    assert probe.down_log_odds(image, []) == 0.0
+
+
 def test_recognize_an_array_gives_the_same_reading():
     from vision.io import load_image
 
