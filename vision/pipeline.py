@@ -88,6 +88,9 @@ class Recognition:
     #: out of shape is read squeezed back; 1, 1: as it is). Not in the JSON: the boxes already
     #: are in the photo's own pixels.
     squeeze: tuple[float, float] = (1.0, 1.0)
+    #: which way the standing tiles' tops point in the photo, by the which-way-up probe: up, down,
+    #: left, right; None where it could not tell. Not in the JSON: the tiles' order already follows it.
+    tops: str | None = None
 
     def to_json(self) -> dict:
         return {"image": {"path": self.path, "width": self.width, "height": self.height},
@@ -213,6 +216,7 @@ def hand_frame(wide: bool, down: bool | None):
     return lambda b: (-b[3], b[0], -b[1], b[2])  # tops to the left: turned counter-clockwise
 
 
+TOPS = {(False, False): "up", (False, True): "down", (True, False): "left", (True, True): "right"}
 FRAME_NOTES = {
     (False, True): "the tiles stand upside down (photographed from across the table): read right to left",
     (True, None): "the rows run down the photo: read top to bottom",
@@ -651,7 +655,7 @@ class Recognizer:
         if not tiles:
             notes.append("no tiles found")
         return Recognition(path, int(full_w), int(full_h), tiles, groups, guess.hand, guess.needs_confirmation,
-                           notes, guess.winning)
+                           notes, guess.winning, tops=TOPS.get((wide, down)))
 
 
 _defaults: dict[bool, Recognizer] = {}
