@@ -115,8 +115,15 @@ def never_mirrored(data: str, work: str, seed: int) -> CropSet:
     return crops
 
 
-def train_probe(crops: CropSet, steps: int, seed: int, threads: int, model=None, lr: float = 3e-3):
-    """Train (or go on training) the probe: each view is shown as it is (label 0) or mirrored (1)."""
+def _mirrored(xs: np.ndarray) -> np.ndarray:
+    return xs[:, :, ::-1]
+
+
+def train_probe(crops: CropSet, steps: int, seed: int, threads: int, model=None, lr: float = 3e-3,
+                make_view=view, other=_mirrored):
+    """Train (or go on training) the probe: each view (``make_view(context crop, box size, rng)``)
+    is shown as it is (label 0) or changed by ``other`` (1; by default mirrored). Also trains the
+    which-way-up probe (``models.which_way_up``: its own views, turned half round)."""
     import torch
     from torch import nn
 
@@ -133,9 +140,9 @@ def train_probe(crops: CropSet, steps: int, seed: int, threads: int, model=None,
     t0 = time.time()
     for step in range(steps):
         idx = rng.integers(len(crops), size=128)
-        xs = np.stack([view(crops.images[i], crops.sizes[i], rng) for i in idx])
+        xs = np.stack([make_view(crops.images[i], crops.sizes[i], rng) for i in idx])
         ys = rng.integers(2, size=len(idx))
-        xs[ys == 1] = xs[ys == 1, :, ::-1]  # label 1: the mirror image
+        xs[ys == 1] = other(xs[ys == 1])  # label 1: the mirror image (or the other thing told apart)
         x = torch.from_numpy(to_tensor(np.ascontiguousarray(xs), MEAN, STD))
         loss = loss_fn(model(x), torch.from_numpy(ys))
         opt.zero_grad()
