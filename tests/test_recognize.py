@@ -346,22 +346,39 @@ def test_sample_photo_reads_to_its_hand():
 
 @pytest.mark.parametrize("turn", [90, 180, 270])
 @pytest.mark.parametrize("photo", [HONOURS, PUNGS])
-def test_a_hand_photographed_from_another_seat_reads_in_its_players_order(photo, turn):
+def test_a_hand_photographed_from_another_seat_is_grouped_as_its_player_sees_it(photo, turn):
     from vision.io import load_image
 
     image = load_image(photo)
     turned = np.ascontiguousarray(np.rot90(image, k=turn // 90))  # counter-clockwise
     want, got = recognize(image), recognize(turned)
-    assert [t.code for t in got.tiles] == [t.code for t in want.tiles] and got.hand == want.hand
-    # the boxes are the turned photo's own: its first tile is where the upright photo's first went
+    assert got.hand == want.hand and got.tiles[got.winning].code == want.tiles[want.winning].code
+    assert got.tops == {90: "left", 180: "down", 270: "right"}[turn] and want.tops == "up"
+    # listed in the photo's reading order (CONTRACT): the row read from the turned photo's top or
+    # left, which is the player's right end turned 90° or 180°, the left end turned 270°
+    codes = [t.code for t in want.tiles]
+    assert [t.code for t in got.tiles] == (codes if turn == 270 else codes[::-1])
     h, w = image.shape[:2]
-    x1, y1, x2, y2 = want.tiles[0].box
-    cx, cy = (got.tiles[0].box[0] + got.tiles[0].box[2]) / 2, (got.tiles[0].box[1] + got.tiles[0].box[3]) / 2
-    H, W = turned.shape[:2]
+    x1, y1, x2, y2 = want.tiles[0 if turn == 270 else -1].box
     want_centre = {90: ((y1 + y2) / 2, w - (x1 + x2) / 2), 180: (w - (x1 + x2) / 2, h - (y1 + y2) / 2),
                    270: (h - (y1 + y2) / 2, (x1 + x2) / 2)}[turn]
-    assert abs(cx - want_centre[0]) < 0.05 * W and abs(cy - want_centre[1]) < 0.05 * H
-    assert any("read" in n for n in got.notes)
+    b = got.tiles[0].box
+    assert abs((b[0] + b[2]) / 2 - want_centre[0]) < 0.05 * turned.shape[1]
+    assert abs((b[1] + b[3]) / 2 - want_centre[1]) < 0.05 * turned.shape[0]
+    assert any("player" in n for n in got.notes)
+
+
+def test_tiles_named_in_notes_follow_the_tiles_into_the_photos_order():
+    from vision.pipeline import TileRead, _reordered
+
+    tiles = [TileRead(c, 0.9, (0, 0, 1, 1), []) for c in ("1m", "2m", "3m", "E")]
+    groups = [{"tiles": [0, 1, 2], "melded": False, "kind": "chow"}, {"tiles": [3], "melded": False, "kind": "single"}]
+    notes = ["tile 4 read as E (not S) to make a winning hand", "tiles 1 and 3 both read F1: a set has one; check them"]
+    t, g, flagged, winning, n = _reordered([3, 2, 1, 0], tiles, groups, [0, 3], 3, notes)
+    assert [x.code for x in t] == ["E", "3m", "2m", "1m"] and winning == 0 and flagged == [0, 3]
+    assert g == [{"tiles": [0], "melded": False, "kind": "single"}, {"tiles": [1, 2, 3], "melded": False, "kind": "chow"}]
+    assert [x.group for x in t] == [0, 1, 1, 1]
+    assert n == ["tile 1 read as E (not S) to make a winning hand", "tiles 4 and 2 both read F1: a set has one; check them"]
 
 
 def test_the_which_way_up_probe_reads_the_sample_tiles_both_ways_up():

@@ -14,6 +14,7 @@ models, so a process that reads many photos loads them once.
 from __future__ import annotations
 
 import math
+import re
 import threading
 from dataclasses import dataclass, field
 
@@ -216,12 +217,51 @@ def hand_frame(wide: bool, down: bool | None):
     return lambda b: (-b[3], b[0], -b[1], b[2])  # tops to the left: turned counter-clockwise
 
 
+def photo_order(boxes: list[tuple[float, float, float, float]], wide: bool, hand: int) -> list[int]:
+    """The positions of tiles grouped as their player sees them (the first ``hand`` the hand's,
+    the rest strays) in the photo's reading order, which ``mjcam recognize`` lists them in: the
+    hand's tiles, then the strays, each in rows top to bottom, each row left to right (rows down
+    the photo read as :func:`hand_frame` reads them when which way up is not known).
+
+    >>> photo_order([(40, 0, 50, 10), (20, 0, 30, 10), (0, 0, 10, 10), (0, 40, 10, 50)], False, 3)
+    [2, 1, 0, 3]
+    """
+    frame = hand_frame(wide, None)
+    out: list[int] = []
+    for part in (list(range(hand)), list(range(hand, len(boxes)))):
+        rows = reading_order([TileObs(frame(boxes[p]), "") for p in part])
+        out += [part[i] for r in rows for i in r]
+    return out
+
+
+def _reordered(order: list[int], tiles: list, groups: list[dict], flagged: list[int], winning: int | None,
+               notes: list[str]):
+    """Tiles, groups, flagged tiles, the winning tile and notes naming tiles by number, with the
+    tiles put in ``order`` (positions of the old list); groups follow their first tile, strays last."""
+    new = {p: k for k, p in enumerate(order)}
+    tiles = [tiles[p] for p in order]
+    groups = [dict(g, tiles=sorted(new[p] for p in g["tiles"])) for g in groups]
+    groups.sort(key=lambda g: (g["kind"] == "stray", min(g["tiles"], default=0)))
+    for gi, g in enumerate(groups):
+        for p in g["tiles"]:
+            tiles[p].group = gi
+
+    def number(m) -> str:
+        return str(new[int(m.group(0)) - 1] + 1)
+
+    notes = [re.sub(r"(?<=\btile )\d+|(?<=\btiles )\d+|(?<= and )\d+", number, n) for n in notes]
+    return tiles, groups, sorted(new[p] for p in flagged), None if winning is None else new[winning], notes
+
+
 TOPS = {(False, False): "up", (False, True): "down", (True, False): "left", (True, True): "right"}
 FRAME_NOTES = {
-    (False, True): "the tiles stand upside down (photographed from across the table): read right to left",
+    (False, True): "the tiles stand upside down (photographed from across the table): grouped as their player "
+                   "sees them, right to left",
     (True, None): "the rows run down the photo: read top to bottom",
-    (True, True): "the rows run down the photo, the tiles' tops to the right: read top to bottom",
-    (True, False): "the rows run down the photo, the tiles' tops to the left: read bottom to top",
+    (True, True): "the rows run down the photo, the tiles' tops to the right: grouped as their player sees them, "
+                  "top to bottom",
+    (True, False): "the rows run down the photo, the tiles' tops to the left: grouped as their player sees them, "
+                   "bottom to top",
 }
 
 
@@ -647,6 +687,10 @@ class Recognizer:
                 tiles[p].group = len(groups)
             groups.append({"tiles": list(range(first, len(tiles))), "melded": False, "kind": "stray"})
             notes.append(f"{len(stray_order)} tile(s) away from the hand (behind it, or a wall) are left out of it")
+        flagged, winning = list(guess.needs_confirmation), guess.winning
+        if down is not None:  # grouped as its player sees the hand, listed in the photo's reading order
+            order = photo_order([kept[i][0].box for i in guess.order + stray_order], wide, len(guess.order))
+            tiles, groups, flagged, winning, notes = _reordered(order, tiles, groups, flagged, winning, notes)
         if wide or down:
             notes.append(FRAME_NOTES[wide, down])
         if np.any(gains != 1):
@@ -654,8 +698,8 @@ class Recognizer:
                          + " / ".join(f"{g:.2f}" for g in gains))
         if not tiles:
             notes.append("no tiles found")
-        return Recognition(path, int(full_w), int(full_h), tiles, groups, guess.hand, guess.needs_confirmation,
-                           notes, guess.winning, tops=TOPS.get((wide, down)))
+        return Recognition(path, int(full_w), int(full_h), tiles, groups, guess.hand, flagged, notes, winning,
+                           tops=TOPS.get((wide, down)))
 
 
 _defaults: dict[bool, Recognizer] = {}
