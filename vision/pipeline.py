@@ -253,38 +253,6 @@ def _reordered(order: list[int], tiles: list, groups: list[dict], flagged: list[
     return tiles, groups, sorted(new[p] for p in flagged), None if winning is None else new[winning], notes
 
 
-#: the quarter turns (counter-clockwise, as numpy.rot90 counts them) that stand up tiles whose tops point so
-TURNS_UP = {"down": 2, "left": -1, "right": 1}
-
-
-def _turned_back(r: "Recognition", tops: str, w: int, h: int) -> "Recognition":
-    """A reading ``r`` of a ``w`` x ``h`` photo turned by ``TURNS_UP[tops]`` so that its tiles stand,
-    taken back into the photo as it is: boxes in its pixels, tiles in its reading order (with
-    groups, flags, winning tile and notes following), ``tops`` and a note saying so."""
-    def back(b):
-        u1, v1, u2, v2 = b
-        if tops == "down":
-            return (w - u2, h - v2, w - u1, h - v1)
-        if tops == "left":  # it was turned a quarter clockwise
-            return (v1, h - u2, v2, h - u1)
-        return (w - v2, u1, w - v1, u2)  # turned a quarter counter-clockwise
-
-    for t in r.tiles:
-        t.box = back(t.box)
-    strays = sum(len(g["tiles"]) for g in r.groups if g["kind"] == "stray")
-    order = photo_order([t.box for t in r.tiles], tops != "down", len(r.tiles) - strays)
-    r.tiles, r.groups, r.needs_confirmation, r.winning, r.notes = _reordered(
-        order, r.tiles, r.groups, r.needs_confirmation, r.winning, r.notes)
-    r.width, r.height, r.tops = w, h, tops
-    r.notes.append(TURNED_NOTES[tops])
-    return r
-
-
-TURNED_NOTES = {
-    "down": "the tiles stand upside down (photographed from across the table): read turned round",
-    "left": "the tiles lie with their tops to the left: read turned a quarter clockwise",
-    "right": "the tiles lie with their tops to the right: read turned a quarter counter-clockwise",
-}
 TOPS = {(False, False): "up", (False, True): "down", (True, False): "left", (True, True): "right"}
 FRAME_NOTES = {
     (False, True): "the tiles stand upside down (photographed from across the table): grouped as their player "
@@ -519,19 +487,15 @@ class Recognizer:
     ``refiner``: the box refiner that redraws the detector's boxes (``True``: the shipped one;
     ``None`` or ``False``: the detector's boxes as they come). ``up``: the which-way-up probe that
     tells a hand photographed from across the table or turned a quarter which way round to read
-    (``True``: the shipped one; ``None`` or ``False``: the photo's own order). ``stand_up``: a photo
-    whose tiles the probe finds turned is read again turned so that they stand (the detector and
-    the classifier read standing tiles best), and that reading is kept where its tiles stand."""
+    (``True``: the shipped one; ``None`` or ``False``: the photo's own order)."""
 
     def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
                  low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
                  refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True,
                  drop_straddlers: bool = True, fill_grid: bool = True, unstretch: bool = True,
-                 brighten: bool = True, balance: bool = True, up: UpProbe | None | bool = True,
-                 stand_up: bool = True):
+                 brighten: bool = True, balance: bool = True, up: UpProbe | None | bool = True):
         self.classifier = classifier or TileClassifier()
         self.up = UpProbe() if up is True else (up or None)
-        self.stand_up = stand_up and self.up is not None
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
         self.refiner = BoxRefiner() if refiner is True else (refiner or None)
         self.fill_gaps = fill_gaps
@@ -646,13 +610,6 @@ class Recognizer:
                                "read squeezed back")
                 r.squeeze = (float(fx), float(fy))
                 best = r
-        if self.stand_up and best.squeeze == (1.0, 1.0) and best.tops in TURNS_UP:
-            # the tiles lie turned in the photo: read it again turned so that they stand
-            k = TURNS_UP[best.tops]
-            upright_w, upright_h = (full_h, full_w) if k % 2 else (full_w, full_h)
-            r = self._read_as_is(np.ascontiguousarray(np.rot90(image, k)), upright_w, upright_h, path)
-            if r.tops == "up":
-                best = _turned_back(r, best.tops, full_w, full_h)
         if gain != 1:
             best.notes.append(f"the photo is dim: read {gain:.1f} times as bright")
         return best  # a photo surely stretched has factors, and the first of them is kept at least
