@@ -4,9 +4,9 @@
     python -m models.which_way_up --data ../shared/data --work /tmp/mjcam-up --out models/tile_up.onnx
 
 The tile classifier reads a tile the same either way up (it was trained so), so it cannot say
-whether a hand was photographed from the player's seat or from across the table — and read from
-across the table, or turned a quarter the other way, the hand comes out in reverse order and its
-winning tile (the lone tile at the row's end) at the wrong end. The probe is the classifier's
+whether a hand was photographed from the player's seat or from across the table — and grouped as
+the photo shows it from across the table, or turned a quarter the other way, the hand is grouped
+in reverse order and its winning tile (the lone tile at the row's end) looked for at the wrong end. The probe is the classifier's
 network with two outputs: up, down.
 
 1. **Synthetic tiles**, drawn the right way up from the fonts and tile art the classifier's
@@ -212,7 +212,13 @@ def main(argv=None) -> None:
         train = CropSet.concat(parts)
         print(f"round {rnd}: {len(sure)} copies decided ({sum(d for _, d in sure)} upside down), "
               f"{len(train)} crops", flush=True)
+        done = os.path.join(a.work, f"up-probe-{a.seed}-{a.steps}-round{rnd}-{a.round_steps}.pt")
+        if os.path.exists(done):  # (resumed: this round was trained already)
+            model.load_state_dict(torch.load(done))
+            model.eval()
+            continue
         model = train_probe(train, a.round_steps, a.seed + rnd, a.threads, model=model, lr=1e-3)
+        torch.save(model.state_dict(), done)
     export(model, a.out)
     print(f"wrote {a.out}")
 
