@@ -72,7 +72,6 @@ def test_load_photo_gives_writable_rgb_whatever_the_mode(tmp_path, mode):
         assert tuple(img[5, 5]) == (90, 160, 40)
 
 
-
 @pytest.mark.parametrize("kind", ["png16", "tiff32", "tiff-float", "tiff-float-255"])
 def test_pictures_wider_than_8_bits_are_scaled_not_clipped(tmp_path, kind):
     from PIL import Image
