@@ -87,8 +87,8 @@ def down_log_odds(model, image: np.ndarray, boxes) -> float:
         return 0.0
     xs = np.stack([prepare(image, b) for b in boxes])
     with torch.no_grad():
-        logp = torch.log_softmax(model(torch.from_numpy(to_tensor(xs, MEAN, STD))), 1).numpy()
-    return float(np.clip(logp[:, 1] - logp[:, 0], -CLIP, CLIP).sum())
+        logits = model(torch.from_numpy(to_tensor(xs, MEAN, STD))).numpy().astype(np.float64)
+    return float(np.clip(logits[:, 1] - logits[:, 0], -CLIP, CLIP).sum())  # = log P(down) - log P(up)
 
 
 def export(model, path: str) -> None:

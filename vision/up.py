@@ -41,8 +41,6 @@ class UpProbe(OnnxStage):
         size = int(self.meta["input_size"])
         xs = np.stack([prepare(image, b, size) for b in boxes])
         logits = sess.run(None, {sess.get_inputs()[0].name: to_tensor(xs, self.meta["mean"], self.meta["std"])})[0]
-        logits = logits.astype(np.float64)
-        top = logits.max(axis=1, keepdims=True)
-        logp = logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
         clip = float(self.meta["clip"])
-        return float(np.clip(logp[:, 1] - logp[:, 0], -clip, clip).sum())
+        # of two classes, log P(down) - log P(up) is the difference of their logits
+        return float(np.clip(logits[:, 1].astype(np.float64) - logits[:, 0], -clip, clip).sum())
