@@ -280,8 +280,6 @@ def conditioned(records, name: str, folder: str) -> list:
     import cv2
     import numpy as np
 
-    from datasets.readers import LabelledBox
-
     condition_name(name)
     rng = np.random.default_rng(0)
     out = []
@@ -309,36 +307,46 @@ def conditioned(records, name: str, folder: str) -> list:
                 W, H = int(round(h * s + w * c)), int(round(h * c + w * s))
                 m[0, 2] += (W - w) / 2
                 m[1, 2] += (H - h) / 2
-            edge = np.median(np.concatenate([a[0], a[-1], a[:, 0], a[:, -1]]), 0)
-            a = cv2.warpAffine(a, m, (W, H), flags=cv2.INTER_LINEAR, borderValue=tuple(float(v) for v in edge))
-            turned = []
-            for b in boxes:
-                x0, y0, x1, y1 = b.box
-                pts = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]], np.float64) @ m.T
-                cx, cy = pts[:, 0].mean(), pts[:, 1].mean()
-                if not (0 <= cx < W and 0 <= cy < H):
-                    continue  # (tilt) a tile turned out of the frame is no longer in the photo
-                turned.append(LabelledBox(b.code, (max(0.0, float(pts[:, 0].min())), max(0.0, float(pts[:, 1].min())),
-                                                   min(float(W), float(pts[:, 0].max())),
-                                                   min(float(H), float(pts[:, 1].max())))))
-            boxes, w, h = turned, W, H
+            a = cv2.warpAffine(a, m, (W, H), flags=cv2.INTER_LINEAR, borderValue=_edge_colour(a))
+            boxes, w, h = _moved(boxes, np.vstack([m, [0.0, 0.0, 1.0]]), W, H), W, H
         elif name.startswith("keystone"):
             k = float(name[8:]) / 200  # each top corner moved in by half of it
             corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
             m = cv2.getPerspectiveTransform(corners, np.float32([[k * w, 0], [(1 - k) * w, 0], [w, h], [0, h]]))
-            edge = np.median(np.concatenate([a[0], a[-1], a[:, 0], a[:, -1]]), 0)
-            a = cv2.warpPerspective(a, m, (w, h), flags=cv2.INTER_AREA, borderValue=tuple(float(v) for v in edge))
-            drawn = []
-            for b in boxes:
-                x0, y0, x1, y1 = b.box
-                pts = cv2.perspectiveTransform(np.float64([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]]), m)[0]
-                drawn.append(LabelledBox(b.code, (float(pts[:, 0].min()), float(pts[:, 1].min()),
-                                                  float(pts[:, 0].max()), float(pts[:, 1].max()))))
-            boxes = drawn
+            a = cv2.warpPerspective(a, m, (w, h), flags=cv2.INTER_AREA, borderValue=_edge_colour(a))
+            boxes = _moved(boxes, m, w, h)  # (the frame holds the whole picture drawn so: nothing leaves it)
         a = np.clip(a, 0, 255).astype(np.uint8)
         q = _copy_path(folder, r.path)[:-4] + f"-{name}.jpg"
         cv2.imwrite(q, cv2.cvtColor(a, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 12 if name == "jpeg" else 95])
         out.append(replace(r, path=q, width=w, height=h, boxes=boxes))
+    return out
+
+
+def _edge_colour(a) -> tuple[float, ...]:
+    """The median colour of a picture's edges: the table's, to fill what a turn or tilt uncovers."""
+    import numpy as np
+
+    return tuple(float(v) for v in np.median(np.concatenate([a[0], a[-1], a[:, 0], a[:, -1]]), 0))
+
+
+def _moved(boxes, m, w: int, h: int) -> list:
+    """Labels carried by the 3x3 map ``m`` into a ``w`` x ``h`` picture: each the upright box around
+    its box so drawn, clipped to the picture; a label whose centre leaves it (a tile turned out of
+    a tilted photo's frame) is dropped."""
+    import cv2
+    import numpy as np
+
+    from datasets.readers import LabelledBox
+
+    out = []
+    for b in boxes:
+        x0, y0, x1, y1 = b.box
+        pts = cv2.perspectiveTransform(np.float64([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]]), m)[0]
+        cx, cy = pts[:, 0].mean(), pts[:, 1].mean()
+        if not (0 <= cx < w and 0 <= cy < h):
+            continue
+        out.append(LabelledBox(b.code, (max(0.0, float(pts[:, 0].min())), max(0.0, float(pts[:, 1].min())),
+                                        min(float(w), float(pts[:, 0].max())), min(float(h), float(pts[:, 1].max())))))
     return out
 
 
