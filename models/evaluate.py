@@ -3,6 +3,7 @@
     python -m models.evaluate --model models/tile_classifier.onnx --data ../shared/data
     python -m models.evaluate --model /tmp/loso.onnx --camerash     # leave-one-source-out
     python -m models.evaluate --model /tmp/candidate.onnx --held-out  # for choosing, not for the card
+    python -m models.evaluate --mended   # valid with the labels found wrong by eye mended
 
 The HK photos of the Roboflow *valid* split (without the Japanese set IMG_27* and the
 screenshots, which are reported apart) are cut with the inference path and classified.
@@ -27,7 +28,7 @@ import os
 from collections import Counter
 
 from datasets.crops import load_oriented, load_rgb
-from datasets.readers import held_out_sources, read_crop_csv, read_yolo, roboflow_subset
+from datasets.readers import held_out_sources, mended, read_crop_csv, read_yolo, roboflow_subset
 from scoring.tiles import FLOWERS, SEASONS
 from vision.classify import QUICK_SURE, TURN_BELOW, TileClassifier, quick_choice
 
@@ -54,8 +55,10 @@ def as_read(recogniser, img, boxes):
     return shown, boxes
 
 
-def evaluate_valid(clf: TileClassifier, data: str, recognised: bool = False) -> dict:
+def evaluate_valid(clf: TileClassifier, data: str, recognised: bool = False, mend: bool = False) -> dict:
     recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "valid")
+    if mend:  # the labels found wrong by eye set to the tiles the photos show
+        recs = mended(recs)
     rows = []  # (subset, kind, truth, predicted, confidence)
     if recognised:
         from vision.pipeline import Recognizer
@@ -162,6 +165,9 @@ def main(argv=None) -> None:
     ap.add_argument("--as-read", action="store_true",
                     help="valid photos as the recogniser reads them: one it finds stretched out of shape "
                          "squeezed back first (the classifier's crops in the pipeline)")
+    ap.add_argument("--mended", action="store_true",
+                    help="valid's labels found wrong by eye set to the tiles the photos show "
+                         "(datasets/roboflow_valid_mends.csv)")
     ap.add_argument("--bonus", default="models/bonus_reader.onnx",
                     help="the bonus-tile reader that looks again at flowers and seasons ('none': the classifier alone)")
     ap.add_argument("--quick", default="auto",
@@ -179,7 +185,7 @@ def main(argv=None) -> None:
     print(f"quick network: {clf.quick.model_path if clf.quick else 'none'}"
           + (f", its readings kept at {clf.quick_sure:g} and over" if clf.quick else ""))
     res = (evaluate_camerash(clf, a.data) if a.camerash else evaluate_held_out(clf, a.data) if a.held_out
-           else evaluate_valid(clf, a.data, recognised=a.as_read))
+           else evaluate_valid(clf, a.data, recognised=a.as_read, mend=a.mended))
     for k, v in res.items():
         if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], int) and (v[0] is None or isinstance(v[0], float)):
             print(f"{k:<28}{'-' if v[0] is None else f'{100 * v[0]:.2f} %':>10}  of {v[1]}")

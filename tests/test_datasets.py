@@ -10,8 +10,9 @@ import pytest
 from datasets.bonus_glyphs import cjk_fonts
 from datasets.crops import (CONTEXT, CropSet, crops_from_photos, crops_from_tile_images, flipped_back, iou,
                             negative_boxes)
-from datasets.readers import (DatasetError, LabelledBox, LabelledImage, camerash_name_to_code, held_out_sources,
-                              read_crop_csv, read_yolo, roboflow_subset, source_of, yolo_name_to_code)
+from datasets.readers import (VALID_MENDS, DatasetError, LabelledBox, LabelledImage, camerash_name_to_code,
+                              held_out_sources, mended, read_crop_csv, read_yolo, roboflow_subset, source_of,
+                              yolo_name_to_code)
 from datasets.synthetic import available_fonts, codepoint, render_hand, single_tiles, tile_face
 from scoring.tiles import CODES
 from vision.labels import CLASS_INDEX, CLASSES, NOT_A_TILE
@@ -61,6 +62,47 @@ def test_yolo_reader_errors(yolo, tmp_path):
         read_yolo(str(yolo), "train")
     with pytest.raises(DatasetError, match="no data.yaml"):
         read_yolo(str(tmp_path / "nowhere"), "train")
+
+
+def test_mended_labels(yolo, tmp_path):
+    recs = read_yolo(str(yolo), "train")
+    mends = tmp_path / "mends.csv"
+    mends.write_text("# a comment line\nimage,centre_x,centre_y,published,seen,what\n"
+                     "photo_jpg.rf.abc.jpg,0.675,0.705,1m,2m,two characters\n"
+                     "not_here.jpg,0.5,0.5,1m,2m,a photo not read\n", encoding="utf-8")
+    out = mended(recs, str(mends))
+    assert [b.code for b in out[0].boxes] == ["Rd", "2m"]
+    assert out[0].boxes[1].box == recs[0].boxes[1].box and out[0].boxes[1].polygon
+    assert [b.code for b in recs[0].boxes] == ["Rd", "1m"]  # the records read are left as they were
+    mends.write_text("image,centre_x,centre_y,published,seen,what\nphoto_jpg.rf.abc.jpg,0.675,0.705,3m,2m,x\n")
+    with pytest.raises(DatasetError, match="no box labelled 3m"):  # the published code must be the one there
+        mended(recs, str(mends))
+    mends.write_text("image,centre_x,centre_y,published,seen,what\nphoto_jpg.rf.abc.jpg,0.5,0.5,1m,2m,x\n")
+    with pytest.raises(DatasetError, match="no box labelled 1m"):  # nor a box far from the centre given
+        mended(recs, str(mends))
+
+
+def test_valid_mends_file_is_well_formed():
+    import csv
+
+    with open(VALID_MENDS, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(ln for ln in fh if not ln.startswith("#")))
+    assert len(rows) == 18
+    for r in rows:
+        assert r["published"] in CODES and r["seen"] in CODES and r["published"] != r["seen"], r
+        assert 0 < float(r["centre_x"]) < 1 and 0 < float(r["centre_y"]) < 1 and r["what"], r
+        assert roboflow_subset(r["image"]) == "hk", r
+
+
+SHARED_VALID = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "roboflow-hk-chinese")
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SHARED_VALID, "valid")), reason="no ../shared/data beside the checkout")
+def test_valid_mends_fit_the_published_split():
+    recs = read_yolo(SHARED_VALID, "valid")
+    out = mended(recs)  # every row finds its box with its published code, or DatasetError
+    changed = [(a.code, b.code) for r, m in zip(recs, out) for a, b in zip(r.boxes, m.boxes) if a.code != b.code]
+    assert len(changed) == 18 and ("7m", "3m") in changed and ("S4", "S3") in changed
 
 
 def test_yaml_names_as_a_list(yolo):
