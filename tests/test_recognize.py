@@ -609,3 +609,27 @@ def test_a_colour_cast_is_turned_back_and_the_photo_looked_at_again():
     spy, seen = _spying(shipped)  # the photo as it is has no cast: looked at once
     rec = Recognizer(classifier=shipped.classifier, proposers=[spy], refiner=shipped.refiner, balance=True).read(image)
     assert len(seen) == 1 and not any("colour cast" in n for n in rec.notes)
+
+
+def test_a_weak_lean_over_many_tiles_leaves_the_photo_as_it_is():
+    """A tile set the which-way-up probe never saw: each tile leans a little one way (under
+    ``UP_MEAN``), the sum passes ``UP_MARGIN``: undecided, the hand grouped as the photo shows it."""
+    from vision.io import load_image
+    from vision.pipeline import UP_MARGIN, UP_MEAN, Recognizer
+
+    class Leaning:
+        def __init__(self, per_tile):
+            self.per_tile, self.seen = per_tile, 0
+
+        def down_log_odds(self, image, boxes):
+            self.seen = len(boxes)
+            return self.per_tile * len(boxes)
+
+    image = load_image(PUNGS)
+    plain = Recognizer(up=None).read(image)
+    weak = Leaning(0.8 * UP_MEAN)
+    got = Recognizer(up=weak).read(image)
+    assert weak.seen * weak.per_tile > UP_MARGIN  # the sum alone would have turned it
+    assert got.tops is None and got.hand == plain.hand and [t.code for t in got.tiles] == [t.code for t in plain.tiles]
+    strong = Leaning(2 * UP_MEAN)
+    assert Recognizer(up=strong).read(image).tops == "down"

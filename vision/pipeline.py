@@ -192,9 +192,25 @@ def orientations(boxes: list[tuple[float, float, float, float]], codes: list[str
 
 
 #: A hand's standing tiles read by the which-way-up probe (vision.up): where their summed log-odds
-#: pass this either way, the hand is read as its player sees it; in between, as the photo shows it
+#: pass UP_MARGIN either way and their mean passes UP_MEAN the same way, the hand is read as its
+#: player sees it; otherwise as the photo shows it. (On tile sets it never saw a tile tells the
+#: probe little, and a sum over many such tiles can pass the margin by the set's own bias: the
+#: tile_up card, "Unseen tile sets".)
 UP_MARGIN = 6.0
+UP_MEAN = 1.0
 UP_MIN_TILES = 3
+
+
+def up_decision(odds: float, n: int) -> bool | None:
+    """Whether ``n`` standing tiles with summed down log-odds ``odds`` stand upside down (True),
+    upright (False) or cannot be told (None).
+
+    >>> up_decision(9.0, 35), up_decision(-25.6, 16), up_decision(12.0, 10), up_decision(5.0, 3)
+    (None, False, True, None)
+    """
+    if n < UP_MIN_TILES or abs(odds) <= UP_MARGIN or abs(odds) / n <= UP_MEAN:
+        return None
+    return odds > 0
 
 
 def hand_frame(wide: bool, down: bool | None):
@@ -652,7 +668,7 @@ class Recognizer:
         if self.up is not None:  # which way up the standing tiles are: the order to read them in
             standing = [b for b, c, o in zip(boxes, codes, orient) if o == "upright" and c not in (BACK, NOT_A_TILE)]
             odds = self.up.down_log_odds(image, standing) if len(standing) >= UP_MIN_TILES else 0.0
-            down = True if odds > UP_MARGIN else False if odds < -UP_MARGIN else None
+            down = up_decision(odds, len(standing))
         to_frame = hand_frame(wide, down)
         obs = []
         for (prop, _, conf, alts, p_not), code, o in zip(kept, codes, orient):
