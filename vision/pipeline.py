@@ -667,8 +667,8 @@ class Recognizer:
         down = None
         if self.up is not None:  # which way up the standing tiles are: the order to read them in
             standing = [b for b, c, o in zip(boxes, codes, orient) if o == "upright" and c not in (BACK, NOT_A_TILE)]
-            odds = self.up.down_log_odds(image, standing) if len(standing) >= UP_MIN_TILES else 0.0
-            down = up_decision(odds, len(standing))
+            if len(standing) >= UP_MIN_TILES:  # (fewer cannot be told: the probe is not run)
+                down = up_decision(self.up.down_log_odds(image, standing), len(standing))
         to_frame = hand_frame(wide, down)
         obs = []
         for (prop, _, conf, alts, p_not), code, o in zip(kept, codes, orient):
