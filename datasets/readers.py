@@ -206,6 +206,13 @@ VALID_MENDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "roboflow
 MEND_NEAR = 0.01  # a mend names the labelled box whose centre lies this near (fraction of the photo)
 
 
+def read_mends(mends: str = VALID_MENDS) -> list[dict[str, str]]:
+    """The rows of a mends file (``#`` lines are its comments): image, centre_x, centre_y,
+    published, seen, what."""
+    with open(mends, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(ln for ln in fh if not ln.startswith("#")))
+
+
 def mended(records: list[LabelledImage], mends: str = VALID_MENDS) -> list[LabelledImage]:
     """The records with the labels listed in ``mends`` set to the tile the photo shows. A row
     names its photo by file name and its box by the centre (fractions of the photo); the nearest
@@ -215,9 +222,7 @@ def mended(records: list[LabelledImage], mends: str = VALID_MENDS) -> list[Label
     from dataclasses import replace
 
     rows: dict[str, list[dict]] = {}
-    with open(mends, encoding="utf-8", newline="") as fh:
-        lines = [ln for ln in fh if not ln.startswith("#")]
-    for row in csv.DictReader(lines):
+    for row in read_mends(mends):
         rows.setdefault(row["image"], []).append(row)
     out = []
     for rec in records:
@@ -230,7 +235,8 @@ def mended(records: list[LabelledImage], mends: str = VALID_MENDS) -> list[Label
             cx, cy = float(row["centre_x"]), float(row["centre_y"])
 
             def off(b: LabelledBox) -> float:
-                return max(abs((b.box[0] + b.box[2]) / 2 / rec.width - cx), abs((b.box[1] + b.box[3]) / 2 / rec.height - cy))
+                return max(abs((b.box[0] + b.box[2]) / 2 / rec.width - cx),
+                           abs((b.box[1] + b.box[3]) / 2 / rec.height - cy))
 
             k = min(range(len(boxes)), key=lambda i: off(boxes[i]), default=None)
             if k is None or off(boxes[k]) > MEND_NEAR or boxes[k].code != row["published"]:

@@ -11,8 +11,8 @@ from datasets.bonus_glyphs import cjk_fonts
 from datasets.crops import (CONTEXT, CropSet, crops_from_photos, crops_from_tile_images, flipped_back, iou,
                             negative_boxes)
 from datasets.readers import (VALID_MENDS, DatasetError, LabelledBox, LabelledImage, camerash_name_to_code,
-                              held_out_sources, mended, read_crop_csv, read_yolo, roboflow_subset, source_of,
-                              yolo_name_to_code)
+                              held_out_sources, mended, read_crop_csv, read_mends, read_yolo, roboflow_subset,
+                              source_of, yolo_name_to_code)
 from datasets.synthetic import available_fonts, codepoint, render_hand, single_tiles, tile_face
 from scoring.tiles import CODES
 from vision.labels import CLASS_INDEX, CLASSES, NOT_A_TILE
@@ -83,10 +83,7 @@ def test_mended_labels(yolo, tmp_path):
 
 
 def test_valid_mends_file_is_well_formed():
-    import csv
-
-    with open(VALID_MENDS, encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(ln for ln in fh if not ln.startswith("#")))
+    rows = read_mends(VALID_MENDS)
     assert len(rows) == 18
     for r in rows:
         assert r["published"] in CODES and r["seen"] in CODES and r["published"] != r["seen"], r
@@ -97,7 +94,8 @@ def test_valid_mends_file_is_well_formed():
 SHARED_VALID = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "roboflow-hk-chinese")
 
 
-@pytest.mark.skipif(not os.path.isdir(os.path.join(SHARED_VALID, "valid")), reason="no ../shared/data beside the checkout")
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SHARED_VALID, "valid")),
+                    reason="no ../shared/data beside the checkout")
 def test_valid_mends_fit_the_published_split():
     recs = read_yolo(SHARED_VALID, "valid")
     out = mended(recs)  # every row finds its box with its published code, or DatasetError
