@@ -244,6 +244,8 @@ def main(argv=None) -> None:
     ap.add_argument("--cast", type=float, default=0.0, metavar="SHARE",
                     help="that share of the training views lit with a colour cast left uncorrected, warm to cool "
                          "(datasets.augment.cast_light)")
+    ap.add_argument("--camerash-weight", type=float, default=1.0, metavar="W",
+                    help="sample each Camerash crop W times as often as another crop of its class")
     ap.add_argument("--negative-weight", type=float, default=1.0,
                     help="scale how often not-a-tile crops are drawn (it was over-predicted)")
     a = ap.parse_args(argv)
@@ -260,7 +262,8 @@ def main(argv=None) -> None:
     counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(np.float64)
     weights = (1.0 / np.maximum(counts, 1)) ** 0.5
     weights[CLASSES.index("not-a-tile")] *= a.negative_weight
-    sampler = torch.utils.data.WeightedRandomSampler(weights[train.labels], num_samples=a.samples, replacement=True)
+    per_crop = weights[train.labels] * np.where(np.array(train.groups) == "camerash", a.camerash_weight, 1.0)
+    sampler = torch.utils.data.WeightedRandomSampler(per_crop, num_samples=a.samples, replacement=True)
     ds = Views(train, net_seed, out=a.size, ink=a.ink, cast=a.cast)
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(CLASSES))
@@ -290,6 +293,8 @@ def main(argv=None) -> None:
         run["ink"] = a.ink
     if a.cast:
         run["cast"] = a.cast
+    if a.camerash_weight != 1 and "camerash" not in without:
+        run["camerash_weight"] = a.camerash_weight
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: evaluate(m, hx, hy))
     meta = {"classes": list(CLASSES), "input_size": a.size, "mean": list(MEAN), "std": list(STD),
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4),
