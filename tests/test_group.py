@@ -180,3 +180,20 @@ def test_stray_tiles_behind_the_hand_are_kept_apart():
     flowers = [TileObs((10 + 30 * i, 260, 38 + 30 * i, 300), c) for i, c in enumerate(["F1", "F2", "S3"])]
     hand, stray = hand_and_strays(row + flowers)
     assert sorted(hand) == list(range(17)) and stray == []
+
+
+def test_a_hand_short_of_a_tile_or_over_says_so_and_a_kong_counts_as_three():
+    codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N", "N"]
+    whole = MeldGrouper()(row(codes, gaps={13}))
+    assert not [n for n in whole.notes if "tiles in the hand" in n]
+    short = MeldGrouper()(row(codes[:13]))
+    assert "13 tiles in the hand where a win has 14: a tile may be missed" in " ".join(short.notes)
+    over = MeldGrouper()(row(codes + ["N"]))
+    assert "15 tiles in the hand where a win has 14: a tile may be counted twice" in " ".join(over.notes)
+    # a kong laid out as one (face-down ends) is four tiles standing for three
+    kong = ["1m", "2m", "3m", "9s", "9s", "9s", "9s", "4p", "5p", "6p", "E", "E", "E", "N", "N"]
+    g = MeldGrouper()(row(kong, gaps={3, 7, 14}, backs={3, 6}))
+    assert ("concealed_kong", False) in [(x["kind"], x["melded"]) for x in g.groups]
+    assert not [n for n in g.notes if "tiles in the hand" in n]
+    g = MeldGrouper()(row(kong[:-1], gaps={3, 7}, backs={3, 6}))
+    assert "13 tiles in the hand where a win has 14 (a kong counted as three)" in " ".join(g.notes)

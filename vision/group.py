@@ -210,6 +210,19 @@ def _cut_sets(codes: list[str]) -> list[int] | None:
     return best.get(n)
 
 
+def _count_note(groups: list[dict]) -> str | None:
+    """A note where the hand's tiles (bonus tiles aside, a kong counted as three) are not the
+    ``HAND_TILES`` a win has: what a person should look for in the photo."""
+    kongs = sum(g["kind"] in ("kong", "concealed_kong") for g in groups)
+    n = sum(len(g["tiles"]) for g in groups if g["kind"] != "bonus") - kongs
+    if n == 0 or n == HAND_TILES:
+        return None
+    tiles = f"{n} tiles in the hand where a win has {HAND_TILES}" + (" (a kong counted as three)" if kongs else "")
+    if n < HAND_TILES:
+        return tiles + ": a tile may be missed (cut off at the photo's edge, hidden or too small to find)"
+    return tiles + ": a tile may be counted twice, or one lying beside the hand taken into it"
+
+
 class MeldGrouper:
     """``grouper(tiles)`` -> :class:`MeldGuess`."""
 
@@ -280,6 +293,9 @@ class MeldGrouper:
             groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
         if concealed:
             groups.append({"tiles": concealed, "melded": False, "kind": "concealed"})
+        count = _count_note(groups)
+        if count:
+            notes.append(count)
         hand = self._write(groups, codes, winning)
         if hand is None or not self._wins(hand):
             fixed = self._fix(groups, codes, winning, flagged, tiles, order)
