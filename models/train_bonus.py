@@ -26,8 +26,8 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader
 
-from datasets.crops import CropSet, crops_from_photos
-from datasets.readers import held_out_sources, read_yolo
+from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images
+from datasets.readers import held_out_sources, read_crop_csv, read_yolo
 from datasets import synthetic
 from datasets.synthetic import single_tiles
 from scoring.tiles import CODES, FLOWERS, SEASONS
@@ -46,9 +46,10 @@ CONTEXT = 200  # context crops: the box's longer side is CONTEXT / 1.6 = 125 pix
 
 
 def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozenset[str], synthetic_per_code: int,
-               extra_art: bool = False, glyphs: float = 0.0, other: int = 0):
+               extra_art: bool = False, glyphs: float = 0.0, other: int = 0, camerash: bool = False):
     """Training crops of flowers and seasons (photos and renders, cached in ``work``; ``other``:
-    that many crops of other tiles from photos drawn at random) and the held-out records."""
+    that many crops of other tiles from photos drawn at random; ``camerash``: the Camerash set's
+    flowers and seasons too, group ``camerash``) and the held-out records."""
     os.makedirs(work, exist_ok=True)
     recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "train")
     held = held_out_sources(recs, holdout, seed)
@@ -57,6 +58,11 @@ def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozen
                      lambda: crops_from_photos(train_recs, negatives_per_tile=0, seed=seed, mirrored=mirrored,
                                                codes=BONUS, context=CONTEXT))
     parts = [photos]
+    if camerash:
+        cam = os.path.join(data, "camerash-tiles")
+        parts.append(_cached(os.path.join(work, f"bonus-camerash-{CONTEXT}.npz"),
+                             lambda: crops_from_tile_images([(p, c) for p, c in read_crop_csv(cam) if c in BONUS],
+                                                            group="camerash", context=CONTEXT)))
     if synthetic_per_code:
         art = ("-gnome" if extra_art else "") + (f"-glyphs{glyphs:g}" if glyphs else "")
         parts.append(_cached(os.path.join(work, f"bonus-synthetic-{synthetic_per_code}-{seed}-v{synthetic.VERSION}{art}.npz"),
@@ -124,13 +130,16 @@ def main(argv=None) -> None:
     ap.add_argument("--init", help="start the layers before the last from these weights (e.g. the tile "
                     "classifier's .best state dict or ONNX file, or a checkpoint of this trainer)")
     ap.add_argument("--init-member", type=int, metavar="K", help="as models.train's: network K of a joined --init file")
+    ap.add_argument("--camerash-weight", type=float, default=0.0, metavar="W",
+                    help="train on the Camerash set's flowers and seasons too, each drawn W times as often as a "
+                         "photo crop of its class (0: left out, as for the leave-one-source-out figure)")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
     mirrored = frozenset(open(a.mirrored).read().split()) if a.mirrored else frozenset()
     t0 = time.time()
     train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, mirrored, a.synthetic, a.extra_art, a.glyphs,
-                                  a.other)
+                                  a.other, a.camerash_weight > 0)
     outputs = BONUS + ((OTHER,) if a.other else ())
     label_map = {CLASS_INDEX[c]: outputs.index(c if c in BONUS else OTHER)
                  for c in BONUS + (OTHER_CODES if a.other else ())}
@@ -143,13 +152,15 @@ def main(argv=None) -> None:
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     ys = np.array([label_map[int(v)] for v in train.labels])
     weights = sampling_weights(ys, np.array([not g.startswith("synthetic-") for g in train.groups]), len(outputs))
+    weights = weights * np.where(np.array(train.groups) == "camerash", a.camerash_weight, 1.0)
     sampler = torch.utils.data.WeightedRandomSampler(weights, num_samples=a.samples, replacement=True)
     ds = Views(train, a.seed, out=SIZE, label_map=label_map)
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(outputs))
     if a.init:
         state = initial_weights(a.init, model, ds, member=a.init_member)
-        state = {k: v for k, v in state.items() if not k.startswith("head.")}
+        own = model.state_dict()  # a classifier's last layer is replaced; a reader's own is kept
+        state = {k: v for k, v in state.items() if not k.startswith("head.") or v.shape == own[k].shape}
         model.load_state_dict(state, strict=False)
     ckpt = os.path.join(a.work, f"bonus-checkpoint-{a.seed}.pt")
     run = {"epochs": a.epochs, "samples": a.samples, "batch": a.batch, "lr": a.lr, "holdout": a.holdout,
@@ -162,6 +173,8 @@ def main(argv=None) -> None:
         run["other"] = a.other
     if a.init_member is not None:
         run["init_member"] = a.init_member
+    if a.camerash_weight:
+        run["camerash_weight"] = a.camerash_weight
 
     def score(m):  # with a ninth output: the flowers and seasons count twice as much as the other tiles
         return accuracy(m, hx, hy) if not a.other else (2 * accuracy(m, hx, hy) + accuracy(m, ox, oy)) / 3
@@ -172,7 +185,8 @@ def main(argv=None) -> None:
             "trained_on": "flowers and seasons of roboflow-hk-chinese train (minus held-out sources)"
                           + (" + rendered flowers and seasons" if a.synthetic else "")
                           + (f" ({a.glyphs:g} of them as characters in Chinese fonts)" if a.synthetic and a.glyphs else "")
-                          + (f" + {a.other} other tiles of the photos (output 'other')" if a.other else ""),
+                          + (f" + {a.other} other tiles of the photos (output 'other')" if a.other else "")
+                          + (" + camerash-tiles flowers and seasons" if a.camerash_weight else ""),
             "epochs": a.epochs, "seed": a.seed, "mirrored_flipped_back": len(mirrored),
             "fine_tuned_from": os.path.basename(a.init) if a.init else ""}
     export_onnx(model, a.out, meta, SIZE)
