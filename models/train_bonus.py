@@ -128,7 +128,8 @@ def main(argv=None) -> None:
                     help="a ninth output, 'other', trained on N crops of the photos' other tiles")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", help="start the layers before the last from these weights (e.g. the tile "
-                    "classifier's .best state dict or ONNX file, or a checkpoint of this trainer)")
+                    "classifier's .best state dict or ONNX file, or a checkpoint of this trainer); a reader's "
+                    "(eight outputs, as --init-member K of the shipped file) the last layer too")
     ap.add_argument("--init-member", type=int, metavar="K", help="as models.train's: network K of a joined --init file")
     ap.add_argument("--camerash-weight", type=float, default=0.0, metavar="W",
                     help="train on the Camerash set's flowers and seasons too, each drawn W times as often as a "

@@ -189,7 +189,7 @@ def test_a_hand_short_of_a_tile_or_over_says_so_and_a_kong_counts_as_three():
     short = MeldGrouper()(row(codes[:13]))
     assert "13 tiles in the hand where a win has 14: a tile may be missed" in " ".join(short.notes)
     over = MeldGrouper()(row(codes + ["N"]))
-    assert "15 tiles in the hand where a win has 14: a tile may be counted twice" in " ".join(over.notes)
+    assert "15 tiles in the hand where a win has 14: a kong may not be set apart" in " ".join(over.notes)
     # a kong laid out as one (face-down ends) is four tiles standing for three
     kong = ["1m", "2m", "3m", "9s", "9s", "9s", "9s", "4p", "5p", "6p", "E", "E", "E", "N", "N"]
     g = MeldGrouper()(row(kong, gaps={3, 7, 14}, backs={3, 6}))

@@ -220,7 +220,7 @@ def _count_note(groups: list[dict]) -> str | None:
     tiles = f"{n} tiles in the hand where a win has {HAND_TILES}" + (" (a kong counted as three)" if kongs else "")
     if n < HAND_TILES:
         return tiles + ": a tile may be missed (cut off at the photo's edge, hidden or too small to find)"
-    return tiles + ": a tile may be counted twice, or one lying beside the hand taken into it"
+    return tiles + ": a kong may not be set apart, a tile counted twice, or one lying beside the hand taken into it"
 
 
 class MeldGrouper:
