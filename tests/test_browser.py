@@ -49,6 +49,7 @@ def test_four_hand_game_in_the_browser(tmp_path):
             page.set_input_files("#photo", os.path.join(SAMPLES, "hand-honours.jpg"))
             page.wait_for_selector("#reading:not([hidden]) button.tile")
             assert page.input_value("#hand") == "1s 1s 9s 1m 9m 1p 9p Wd Rd Gd E S W +N"
+            assert "no tile set apart as the winning tile" in page.inner_text("#notes")  # the recogniser's notes
             page.locator("#tiles button.tile").nth(1).click()
             page.click("#picker-tiles button.tile[data-code='9s']")
             assert page.input_value("#hand") == "1s 9s 9s 1m 9m 1p 9p Wd Rd Gd E S W +N"

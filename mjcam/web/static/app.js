@@ -171,6 +171,8 @@ $("#photo").addEventListener("change", async () => {
     $("#reading").hidden = false;
     renderTiles();
     composeHand();
+    // what the recogniser noticed (a guessed winning tile, a colour cast, a tile short of a hand ...)
+    $("#notes").innerHTML = (reading.notes || []).map((x) => `<li>${esc(x)}</li>`).join("");
     const n = reading.needs_confirmation.length;
     show(reading.tiles.length ? `${reading.tiles.length} tiles read` + (n ? `; check the ${n} marked ?` : "") :
       "No tiles found: type or tap the hand in", true);
