@@ -401,6 +401,7 @@ def write_review(out: str, review: str) -> int:
             why.append("no complete hand could be written")
         elif r["status"] == "not-a-win":
             why.append("the proposed hand is not a legal win under the rules")
+        why += rec.notes  # what the recogniser noticed: a guessed winning tile, a tile short of a hand ...
         img = f"<img src='{thumb}' alt='annotated photo'>" if thumb else "<p class='why'>photo no longer readable</p>"
         items = "".join(f"<li>{html.escape(w)}</li>" for w in why)
         parts.append(f"<figure>{img}<figcaption><b>{html.escape(r['path'])}</b><br>proposed: "

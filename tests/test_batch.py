@@ -2,6 +2,7 @@
 local worker processes and a Dask LocalCluster giving the same output, the review page."""
 
 import csv
+import html
 import json
 import os
 import shutil
@@ -145,6 +146,9 @@ def test_review_page_lists_the_doubtful_and_the_failed(folder, tmp_path):
     assert n == len(doubtful)
     assert text.count("<figure>") == n and text.count("data:image/jpeg;base64,") == n
     assert "Could not be read (2)" in text and "list.jpg" in text
+    assert any(r.get("notes") for r in doubtful)
+    for r in doubtful:  # the recogniser's notes say why, beside the tiles to check
+        assert all(html.escape(note) in text for note in r.get("notes") or [])
     assert "src='http" not in text and "<link" not in text and "<script" not in text  # self-contained
 
 
