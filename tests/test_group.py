@@ -197,3 +197,20 @@ def test_a_hand_short_of_a_tile_or_over_says_so_and_a_kong_counts_as_three():
     assert not [n for n in g.notes if "tiles in the hand" in n]
     g = MeldGrouper()(row(kong[:-1], gaps={3, 7}, backs={3, 6}))
     assert "13 tiles in the hand where a win has 14 (a kong counted as three)" in " ".join(g.notes)
+
+
+def test_four_of_a_tile_face_up_in_the_concealed_row_are_a_kong_where_that_makes_a_win():
+    codes = ["1m", "2m", "3m", "9s", "9s", "9s", "9s", "4p", "5p", "6p", "E", "E", "E", "N", "N"]
+    g = MeldGrouper()(row(codes, gaps={14}))  # 15 tiles, the kong not set apart nor turned down
+    h = parse_hand(g.hand)
+    assert [(m.kind, m.concealed) for m in h.melds] == [("kong", True)] and MeldGrouper._wins(g.hand)
+    assert ("concealed_kong", False) in [(x["kind"], x["melded"]) for x in g.groups]
+    assert "four 9s in the concealed part taken as a concealed kong laid face up" in g.notes
+    assert not [n for n in g.notes if "tiles in the hand" in n]
+    # four of a tile in a hand of 14 are a pung and a run's tile, not a kong
+    plain = ["2m", "2m", "2m", "2m", "3m", "4m", "4p", "5p", "6p", "E", "E", "E", "N", "N"]
+    g = MeldGrouper()(row(plain, gaps={13}))
+    assert g.hand == "222234m 456p EEE N +N" and not any("kong" in n for n in g.notes)
+    # a kong that still wins nothing is left as read, and the count is noted
+    g = MeldGrouper()(row(codes[:13] + ["N", "7p"], gaps={14}))
+    assert "{" not in g.hand and "15 tiles in the hand" in " ".join(g.notes)

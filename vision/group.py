@@ -210,11 +210,16 @@ def _cut_sets(codes: list[str]) -> list[int] | None:
     return best.get(n)
 
 
+def _hand_count(groups: list[dict]) -> tuple[int, int]:
+    """The hand's tiles (bonus tiles aside, a kong counted as three) and its kongs."""
+    kongs = sum(g["kind"] in ("kong", "concealed_kong") for g in groups)
+    return sum(len(g["tiles"]) for g in groups if g["kind"] != "bonus") - kongs, kongs
+
+
 def _count_note(groups: list[dict]) -> str | None:
     """A note where the hand's tiles (bonus tiles aside, a kong counted as three) are not the
     ``HAND_TILES`` a win has: what a person should look for in the photo."""
-    kongs = sum(g["kind"] in ("kong", "concealed_kong") for g in groups)
-    n = sum(len(g["tiles"]) for g in groups if g["kind"] != "bonus") - kongs
+    n, kongs = _hand_count(groups)
     if n == 0 or n == HAND_TILES:
         return None
     tiles = f"{n} tiles in the hand where a win has {HAND_TILES}" + (" (a kong counted as three)" if kongs else "")
@@ -293,6 +298,11 @@ class MeldGrouper:
             groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
         if concealed:
             groups.append({"tiles": concealed, "melded": False, "kind": "concealed"})
+        if _hand_count(groups)[0] > HAND_TILES:
+            kongs = self._face_up_kongs(groups, codes, winning)
+            if kongs:
+                groups, faces = kongs
+                notes += [f"four {c} in the concealed part taken as a concealed kong laid face up" for c in faces]
         count = _count_note(groups)
         if count:
             notes.append(count)
@@ -336,6 +346,30 @@ class MeldGrouper:
         win = INDEX[codes[winning]] if winning is not None and codes[winning] in INDEX else None
         hand = Hand(tuple(sorted(concealed)), tuple(melds), tuple(sorted(bonus)), win)
         return format_hand(hand)
+
+    def _face_up_kongs(self, groups: list[dict], codes: list[str], winning: int | None):
+        """A hand with a tile too many for each kong of four shown face up in its concealed part
+        (the winning tile not among them): ``(groups with those taken as concealed kongs, their
+        codes)`` if that makes a win, else None."""
+        concealed = next((g for g in groups if g["kind"] == "concealed"), None)
+        if concealed is None:
+            return None
+        by_code: dict[str, list[int]] = {}
+        for p in concealed["tiles"]:
+            by_code.setdefault(codes[p], []).append(p)
+        fours = [ps for c, ps in by_code.items() if len(ps) == 4 and c in INDEX and winning not in ps]
+        if len(fours) != _hand_count(groups)[0] - HAND_TILES:
+            return None
+        taken = {p for ps in fours for p in ps}
+        rest = [p for p in concealed["tiles"] if p not in taken]
+        trial = [g for g in groups if g is not concealed] + [
+            {"tiles": ps, "melded": False, "kind": "concealed_kong", "code": codes[ps[0]]} for ps in fours]
+        if rest:
+            trial.append({"tiles": rest, "melded": False, "kind": "concealed"})
+        hand = self._write(trial, codes, winning)
+        if hand is None or not self._wins(hand):
+            return None
+        return trial, [codes[ps[0]] for ps in fours]
 
     @staticmethod
     def _wins(text: str) -> bool:
