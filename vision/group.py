@@ -298,8 +298,9 @@ class MeldGrouper:
             groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
         if concealed:
             groups.append({"tiles": concealed, "melded": False, "kind": "concealed"})
-        if _hand_count(groups)[0] > HAND_TILES:
-            kongs = self._face_up_kongs(groups, codes, winning)
+        extra = _hand_count(groups)[0] - HAND_TILES
+        if extra > 0:
+            kongs = self._face_up_kongs(groups, codes, winning, extra)
             if kongs:
                 groups, faces = kongs
                 notes += [f"four {c} in the concealed part taken as a concealed kong laid face up" for c in faces]
@@ -347,9 +348,9 @@ class MeldGrouper:
         hand = Hand(tuple(sorted(concealed)), tuple(melds), tuple(sorted(bonus)), win)
         return format_hand(hand)
 
-    def _face_up_kongs(self, groups: list[dict], codes: list[str], winning: int | None):
-        """A hand with a tile too many for each kong of four shown face up in its concealed part
-        (the winning tile not among them): ``(groups with those taken as concealed kongs, their
+    def _face_up_kongs(self, groups: list[dict], codes: list[str], winning: int | None, extra: int):
+        """A hand ``extra`` tiles too long, one for each kong of four shown face up in its concealed
+        part (the winning tile not among them): ``(groups with those taken as concealed kongs, their
         codes)`` if that makes a win, else None."""
         concealed = next((g for g in groups if g["kind"] == "concealed"), None)
         if concealed is None:
@@ -358,7 +359,7 @@ class MeldGrouper:
         for p in concealed["tiles"]:
             by_code.setdefault(codes[p], []).append(p)
         fours = [ps for c, ps in by_code.items() if len(ps) == 4 and c in INDEX and winning not in ps]
-        if len(fours) != _hand_count(groups)[0] - HAND_TILES:
+        if len(fours) != extra:
             return None
         taken = {p for ps in fours for p in ps}
         rest = [p for p in concealed["tiles"] if p not in taken]
