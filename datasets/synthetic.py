@@ -318,16 +318,21 @@ class RenderedHand:
 
 
 def render_hand(groups: list[tuple[str, list[str], bool]], seed: int = 0, tile_height: int = 90,
-                perspective: float = 0.04, degrade: bool = True) -> RenderedHand:
+                perspective: float = 0.04, degrade: bool = True, tiles: dict[str, np.ndarray] | None = None,
+                aspect: float = 0.0) -> RenderedHand:
     """Lay out ``groups`` — (kind, codes, melded) with kind in chow/pung/kong/concealed_kong/
     concealed/bonus — in one row as a player shows a hand: melds apart, one claimed tile of each
     melded chow or pung sideways, a concealed kong with face-down ends, bonus tiles at the end.
+    ``tiles``: whole pictures of tiles (``{code: RGB}``, a tile set's own, as
+    :mod:`datasets.xmahjongg_tiles` cuts them) laid out in place of faces drawn from a font.
+    ``aspect``: the picture at least this many times as tall as wide (0.75: a phone photo's frame,
+    the row somewhere in its middle), rather than a strip three tiles tall.
     """
     rng = np.random.default_rng(seed)
     fonts = available_fonts()
-    if not fonts:
+    if not fonts and tiles is None:
         raise RuntimeError("no tile font installed (apt-get install fonts-noto-core)")
-    font = fonts[int(rng.integers(len(fonts)))]
+    font = fonts[int(rng.integers(len(fonts)))] if fonts else ""
     th = tile_height
     tw = int(th * 0.75)
     gap = int(tw * rng.uniform(0.5, 0.9))
@@ -337,7 +342,12 @@ def render_hand(groups: list[tuple[str, list[str], bool]], seed: int = 0, tile_h
         sideways_at = int(rng.integers(len(codes))) if melded and kind in ("chow", "pung", "kong") else -1
         for k, code in enumerate(codes):
             face_down = kind == "concealed_kong" and k in (0, len(codes) - 1)
-            img = tile_back(rng, th) if face_down else tile_face(code, rng, font, th)
+            if face_down:
+                img = tile_back(rng, th)
+            elif tiles is not None:
+                img = cv2.resize(tiles[code], (tw, th), interpolation=cv2.INTER_AREA)
+            else:
+                img = tile_face(code, rng, font, th)
             orient = "face-down" if face_down else "upright"
             if k == sideways_at:
                 img = cv2.rotate(img, cv2.ROTATE_90_COUNTERCLOCKWISE)
@@ -346,12 +356,15 @@ def render_hand(groups: list[tuple[str, list[str], bool]], seed: int = 0, tile_h
             widths.append(img.shape[1] + 2)
         widths[-1] += gap
     W = sum(widths) + 2 * tw
-    H = th * 3
+    H = max(th * 3, int(W * aspect))
     canvas = table_background(rng, H, W)
     x = tw
     out = RenderedHand(canvas)
+    rack = H // 2 + th // 2
+    if H > th * 3:  # the row somewhere in the middle of the frame
+        rack += int((H - th * 3) * rng.uniform(-0.3, 0.3))
     for (img, code, orient, gi), step in zip(placed, widths):
-        y = H // 2 + th // 2 - img.shape[0]  # bottoms aligned on the rack line
+        y = rack - img.shape[0]  # bottoms aligned on the rack line
         shadow = (slice(y + 3, y + img.shape[0] + 3), slice(x + 3, x + img.shape[1] + 3))
         canvas[shadow] = (canvas[shadow] * 0.7).astype(np.uint8)
         box = _paste(canvas, img, x, y)

@@ -13,6 +13,13 @@ with ``--tiles all`` all 42 of each set) is drawn ``--per-face`` times on a tile
 (seeded), now and then blurred, and JPEG-compressed. Printed per reader and set: the share the
 whole classification stage reads right (and of it the bonus tiles), and the share the reader
 alone reads right among the eight bonus tiles.
+
+With ``--tiles all`` the stage also reads the tiles of xmahjongg's ``real`` set (a scan of a real
+Hong Kong set) and ``dorothys`` (Debian ``xmahjongg``; :mod:`datasets.xmahjongg_tiles`): each tile
+cut whole from its sheet and pasted on a table ``--per-face`` times, scaled, tilted a few degrees,
+lit brighter or darker, a quarter of them lying sideways as a claimed tile lies, now and then
+blurred, JPEG-compressed. Printed apart from the rendered sets (their figure stays comparable),
+upright and sideways apart.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import numpy as np
 
 from datasets.gnome_faces import gnome_faces
 from datasets.synthetic import ART_CACHE, _body, _paste, art_face, kde_sets, table_background
+from datasets.xmahjongg_tiles import xmahjongg_tiles
 from scoring.tiles import CODES, FLOWERS, SEASONS
 from vision.classify import TileClassifier, quick_choice
 
@@ -67,6 +75,62 @@ def render(faces: dict[str, dict[str, np.ndarray]], per_face: int, seed: int = 5
     return out
 
 
+def render_whole(tiles: dict[str, dict[str, np.ndarray]], per_tile: int, seed: int = 7):
+    """``(set, code, picture, box, sideways)`` for each render of whole tiles (RGB pictures)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for name, art in tiles.items():
+        for code, tile in art.items():
+            for _ in range(per_tile):
+                h = int(rng.integers(50, 140))
+                t = cv2.resize(tile, (max(8, round(tile.shape[1] * h / tile.shape[0])), h), interpolation=cv2.INTER_AREA
+                               if h < tile.shape[0] else cv2.INTER_CUBIC)
+                sideways = rng.random() < 0.25
+                if sideways:  # a claimed tile, turned a quarter either way
+                    t = np.ascontiguousarray(np.rot90(t, 1 if rng.random() < 0.5 else -1))
+                t = np.clip(t.astype(np.float32) * rng.uniform(0.75, 1.15) + rng.normal(0, 6, 3), 0, 255)
+                th, tw = t.shape[:2]
+                H, W = th * 3, tw * 3
+                canvas = table_background(rng, H, W).astype(np.float32)
+                angle = rng.uniform(-5, 5)
+                m = cv2.getRotationMatrix2D((tw / 2, th / 2), angle, 1.0)
+                m[:, 2] += (W - tw) / 2, (H - th) / 2
+                warped = cv2.warpAffine(t, m, (W, H), flags=cv2.INTER_LINEAR)
+                mask = cv2.warpAffine(np.ones((th, tw), np.float32), m, (W, H), flags=cv2.INTER_LINEAR)[..., None]
+                canvas = (canvas * (1 - mask) + warped * mask).astype(np.uint8)
+                ys, xs = np.nonzero(mask[..., 0] > 0.5)
+                box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+                if rng.random() < 0.5:
+                    canvas = cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.3, 1.2))
+                _, enc = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])
+                out.append((name, code, cv2.imdecode(enc, cv2.IMREAD_UNCHANGED), box, sideways))
+    return out
+
+
+def read_whole(stage: TileClassifier, items) -> None:
+    """Print the stage's right readings of :func:`render_whole`'s tiles, per set, upright and sideways."""
+    right, total, wrong, flagged = Counter(), Counter(), Counter(), Counter()
+    for name, code, picture, box, sideways in items:
+        label = stage.classify_boxes(picture, [box])[0]
+        got = label.code
+        for k in (name, (name, sideways), "whole", ("whole", sideways)):
+            total[k] += 1
+            right[k] += got == code
+        if got != code:
+            wrong[(name, code, got)] += 1
+            flagged[name] += label.low_confidence
+            flagged["whole"] += label.low_confidence
+    print(f"  tiles cut whole (xmahjongg): {right['whole'] / total['whole']:.1%} of {total['whole']} "
+          f"(upright {right[('whole', False)]}/{total[('whole', False)]}, "
+          f"sideways {right[('whole', True)]}/{total[('whole', True)]}); "
+          f"{flagged['whole']} of the {total['whole'] - right['whole']} wrong flagged for a person")
+    for name in dict.fromkeys(i[0] for i in items):
+        worst = ", ".join(f"{c}→{g} {n}" for (s, c, g), n in wrong.most_common() if s == name)
+        print(f"    {name}: {right[name]}/{total[name]} (upright {right[(name, False)]}/{total[(name, False)]}, "
+              f"sideways {right[(name, True)]}/{total[(name, True)]}); wrong flagged {flagged[name]}; "
+              f"misread: {worst[:400]}")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("readers", nargs="*", default=["models/bonus_reader.onnx"],
@@ -84,6 +148,7 @@ def main(argv=None) -> None:
         raise SystemExit("no unseen tile art installed (apt-get install kdegames-mahjongg-data-kf5 gnome-mahjongg "
                          "python3-gi python3-gi-cairo gir1.2-rsvg-2.0)")
     items = render(faces, a.per_face)
+    whole = render_whole(xmahjongg_tiles(), a.per_face) if a.tiles == "all" else []
     for path in a.readers:
         reader = TileClassifier(path, bonus=None, turn_below=1.0)
         stage = TileClassifier(a.classifier, bonus=reader, quick=quick_choice(a.quick))
@@ -106,6 +171,8 @@ def main(argv=None) -> None:
             print(f"  {k}: stage {right[k]}/{total[k]}"
                   + (f" (bonus tiles {right[(k, 'bonus')]})" if a.tiles == "all" else "")
                   + f", reader alone {alone[k]}/{total[(k, 'bonus')]}")
+        if whole:
+            read_whole(stage, whole)
 
 
 if __name__ == "__main__":
