@@ -538,15 +538,14 @@ class Recognizer:
     def _read_gaps(self, image: np.ndarray, boxes: list) -> list:
         """Tiles in the one-tile gaps of the rows found (see :func:`row_gaps`) and in the missing
         cells of a grid (:func:`grid_gaps`, unless ``fill_grid`` is off), where the classifier is
-        sure it sees a tile's face there (never ``back``: a gap between melds shows plain table, the
-        colour of a tile's back on a brown or orange table); as ``read`` keeps them."""
+        sure it sees a tile there; as ``read`` keeps them."""
         gaps = holes(boxes, self.fill_grid)
         if not gaps:
             return []
         out = []
         for box, p in zip(gaps, self.classifier.box_probabilities(image, gaps)):
             best, conf, alts, p_not = self._reading(p)
-            if p_not < GAP_MAX_NOT and conf >= GAP_MIN_CONF and self.classifier.classes[best] != BACK:
+            if p_not < GAP_MAX_NOT and conf >= GAP_MIN_CONF:
                 out.append((Proposal(box, GAP_SCORE, "gap"), best, conf, alts, p_not))
         return out
 
