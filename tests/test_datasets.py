@@ -353,6 +353,38 @@ def test_rendered_hand_ground_truth_matches_the_drawing():
     assert inner.std(axis=(0, 1)).mean() < 25
 
 
+def test_rendered_hand_from_a_sets_own_tile_pictures_in_a_photo_frame():
+    """``tiles``: each tile is the set's own picture (here one flat colour per code), and
+    ``aspect`` gives the picture a phone photo's frame with the row inside it."""
+    colours = {c: np.full((78, 58, 3), (10 * i % 250, 80, 200 - 4 * i), np.uint8) for i, c in enumerate(CLASSES[:42])}
+    groups = [("chow", ["1m", "2m", "3m"], False), ("pung", ["Rd", "Rd", "Rd"], True), ("bonus", ["F2"], True)]
+    h = render_hand(groups, seed=2, tiles=colours, aspect=0.75, perspective=0, degrade=False)
+    H, W = h.image.shape[:2]
+    assert H >= 0.75 * W - 1 and len(h.tiles) == 7
+    for t in h.tiles:
+        x1, y1, x2, y2 = t.box
+        assert 0 <= x1 < x2 <= W and 0 <= y1 < y2 <= H
+        mid = h.image[(y1 + y2) // 2, (x1 + x2) // 2]
+        assert np.abs(mid.astype(int) - colours[t.code][0, 0]).max() <= 1  # the picture of that very tile
+
+
+def test_xmahjongg_sheets_are_cut_into_whole_tiles_by_their_grid():
+    from datasets.xmahjongg_tiles import SHEETS, cut, xmahjongg_tiles
+
+    sheet = np.zeros((40, 60, 3), np.uint8)
+    for j in range(2):
+        for i in range(3):
+            sheet[j * 20:(j + 1) * 20, i * 20:(i + 1) * 20] = 10 * (3 * j + i + 1)
+    tiles = cut(sheet, [["1m", "2m", None], ["E", None, "F1"]], 3, 2)
+    assert sorted(tiles) == ["1m", "2m", "E", "F1"]
+    assert tiles["F1"].shape == (18, 18, 3) and (tiles["F1"] == 60).all() and (tiles["E"] == 40).all()
+    for name, (_, layout, columns, rows) in SHEETS.items():  # every layout names each of the 42 tiles once
+        codes = [c for row in layout for c in row if c]
+        assert sorted(codes) == sorted(CLASSES[:42]) and len(layout) <= rows and max(map(len, layout)) <= columns
+    for name, faces in xmahjongg_tiles().items():  # where the package is installed (CI installs it)
+        assert len(faces) == 42 and all(f.shape[0] > f.shape[1] > 40 for f in faces.values())
+
+
 def test_mirrored_copies_are_flipped_back_with_their_boxes(tmp_path):
     img = np.full((100, 200, 3), 40, np.uint8)
     img[20:60, 30:60] = np.linspace(0, 255, 30, dtype=np.uint8)[None, :, None]  # dark left, light right

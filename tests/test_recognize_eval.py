@@ -3,6 +3,8 @@
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 
 from recognize_eval import CONDITIONS, assess, condition_name, conditioned, framed, strips  # noqa: E402
@@ -212,3 +214,18 @@ def test_strips_cut_columns_too_and_stretch_them_across(tmp_path):
     a = np.asarray(Image.open(band.path).convert("RGB")).astype(int)
     x0, y0, x1, y1 = band.boxes[1].box
     assert a[round(y0) + 3:round(y1) - 3, round(x0) + 10:round(x1) - 10].mean() > 200
+
+
+def test_unseen_set_hands_are_whole_hands_in_a_photo_frame(tmp_path):
+    from datasets.xmahjongg_tiles import xmahjongg_tiles
+    from recognize_eval import unseen_set_hands
+    from scoring.tiles import CODES
+
+    if "real" not in xmahjongg_tiles():
+        pytest.skip("xmahjongg's tile pictures are not installed (apt-get install xmahjongg)")
+    recs = unseen_set_hands(str(tmp_path), count=3, seed=5)
+    assert len(recs) == 3
+    for r in recs:
+        assert os.path.exists(r.path) and r.height >= 0.7 * r.width
+        assert 14 <= len(r.boxes) <= 18 and all(b.code in CODES for b in r.boxes)  # four sets and a pair, bonus aside
+        assert all(0 <= b.box[0] < b.box[2] <= r.width and 0 <= b.box[1] < b.box[3] <= r.height for b in r.boxes)

@@ -37,6 +37,9 @@ DUPLICATE_CORE = 0.6  # ... compared by their cores (see vision.locate.suppress)
 GAP_MIN, GAP_MAX = 0.75, 1.4  # a gap in a row this many tile widths wide may hold a tile the detector missed
 GAP_MAX_NOT, GAP_MIN_CONF = 0.3, 0.6  # ... kept when the classifier calls it not-a-tile below this and a tile above
 GAP_SCORE = 0.5  # the proposal score given to such a tile
+#: a box read ``back`` whose middle is within this RGB distance of the table just above or below it
+#: shows table (a gap between melds), not a face-down tile: :func:`shows_table`
+TABLE_LIKE = 30.0
 STRADDLE = 0.7  # a box this close (in steps) to two likelier tiles on either side lies across them
 ROWS_ACROSS = 0.8  # a tile's nearest neighbour across this much nearer than its nearest one down: rows run across
 #: A photo's gradient anisotropy (:func:`anisotropy`) outside this range means it was stretched out
@@ -413,6 +416,58 @@ def _transposed(boxes):
     return [(b[1], b[0], b[3], b[2]) for b in boxes]
 
 
+def shows_table(image: np.ndarray, box: tuple[float, float, float, float],
+                others: list[tuple[float, float, float, float]]) -> bool:
+    """Whether a box read as a face-down tile shows the table instead — the gap between two melds
+    set apart, plain table the colour of a tile's back: the median colour of the box's middle (the
+    middle half each way) lies within ``TABLE_LIKE`` of the median of the strip just above it and
+    of the strip just below it (a quarter of its height each, what of it lies on none of the
+    ``others`` boxes; a strip mostly on other tiles or off the photo is passed over, and where
+    neither is left the box is kept). Both, because a face-down tile seen from the player's side
+    shows its own body, in its back's colour, just below it. A face-down tile on a table of its own
+    back's colour is taken for table too: by colour the two are one.
+
+    >>> table = np.full((60, 100, 3), (150, 100, 60), np.uint8)
+    >>> shows_table(table, (40, 20, 60, 40), [])
+    True
+    >>> table[20:40, 40:60] = (30, 110, 60)  # a green back on a brown table
+    >>> shows_table(table, (40, 20, 60, 40), [])
+    False
+    >>> table[40:48, 40:60] = (30, 110, 60)  # ... with its own body seen below it
+    >>> shows_table(table, (40, 20, 60, 40), [])
+    False
+    >>> table[20:48, 40:60] = (150, 100, 60)  # table above and below: a gap
+    >>> shows_table(table, (40, 20, 60, 40), [(0, 20, 40, 40), (60, 20, 100, 40)])
+    True
+    """
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    H, W = image.shape[:2]
+    xa, xb = max(0, int(x0)), min(W, int(math.ceil(x1)))
+    mid = image[max(0, int(y0 + h / 4)):min(H, int(y1 - h / 4)), max(0, int(x0 + w / 4)):min(W, int(x1 - w / 4))]
+    if mid.size == 0 or xb <= xa:
+        return False
+    middle = np.median(mid.reshape(-1, mid.shape[-1]), axis=0)
+    looked = 0
+    for top, bottom in ((y0 - h / 4, y0), (y1, y1 + h / 4)):
+        a, b = max(0, int(top)), min(H, int(math.ceil(bottom)))
+        if b - a < 1:
+            continue
+        free = np.ones((b - a, xb - xa), bool)
+        for o in others:  # pixels on another tile are not table
+            oy0, oy1 = max(a, int(o[1])) - a, min(b, int(math.ceil(o[3]))) - a
+            ox0, ox1 = max(xa, int(o[0])) - xa, min(xb, int(math.ceil(o[2]))) - xa
+            if oy1 > oy0 and ox1 > ox0:
+                free[oy0:oy1, ox0:ox1] = False
+        if free.sum() < 0.25 * free.size:
+            continue
+        strip = image[a:b, xa:xb][free]
+        if float(np.linalg.norm(np.median(strip, axis=0).astype(np.float64) - middle)) >= TABLE_LIKE:
+            return False
+        looked += 1
+    return looked > 0
+
+
 def holes(boxes: list[tuple[float, float, float, float]], grid: bool = True) -> list[tuple[float, float, float, float]]:
     """Row gaps (:func:`row_gaps`) and, with ``grid``, grid cells (:func:`grid_gaps`) that are
     not the same hole again. When most tiles lie wider than tall — a photo turned a quarter, its
@@ -661,6 +716,9 @@ class Recognizer:
         kept = [k for k in kept if k[0].source != "contour" or not any(_inside(_centre(k[0].box), b) for b in learned)]
         if self.fill_gaps:
             kept += self._read_gaps(image, [k[0].box for k in kept])
+        # a face-down tile that is only the table seen between two melds
+        kept = [k for i, k in enumerate(kept) if classes[k[1]] != BACK
+                or not shows_table(image, k[0].box, [o[0].box for j, o in enumerate(kept) if j != i])]
         boxes = [k[0].box for k in kept]
         codes = [classes[k[1]] for k in kept]
         orient, wide = orientations(boxes, codes)
