@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .preprocess import prepare, to_tensor
+from .preprocess import TILE_SHAPES, out_of_shape, prepare, to_tensor
 from .session import ModelError, OnnxStage
 
 _MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
@@ -151,12 +151,15 @@ class TileClassifier(OnnxStage):
         """Labels of prepared crops, by this model alone (the bonus reader needs the photo)."""
         return self.labels(self.probabilities(crops))
 
-    def crops(self, image: np.ndarray, boxes) -> np.ndarray:
-        """The model's inputs for ``boxes`` of an RGB image (N, S, S, 3), S read from the model."""
+    def crops(self, image: np.ndarray, boxes, aspect=None) -> np.ndarray:
+        """The model's inputs for ``boxes`` of an RGB image (N, S, S, 3), S read from the model;
+        with ``aspect`` (one for every box, or one per box, ``None`` for a box left as it is), the
+        crops drawn that many times as wide as tall first."""
         self.session  # noqa: B018  (loads input_size from the model)
         if not len(boxes):
             return np.zeros((0, self.input_size, self.input_size, 3), np.uint8)
-        return np.stack([prepare(image, b, self.input_size) for b in boxes])
+        aspects = aspect if isinstance(aspect, (list, tuple)) else [aspect] * len(boxes)
+        return np.stack([prepare(image, b, self.input_size, a) for b, a in zip(boxes, aspects)])
 
     def box_probabilities(self, image: np.ndarray, boxes) -> np.ndarray:
         """Class probabilities (N, classes) of ``boxes`` of an RGB image. Where the classifier gives
@@ -164,8 +167,19 @@ class TileClassifier(OnnxStage):
         again: that share is dealt out among them as the reader reads the tile; the other classes
         keep their probabilities. A reader with an ``other`` output also has its say on the share
         itself: it becomes the mean of the classifier's share and the reader's (one less its
-        ``other``), and the other classes are scaled to the rest."""
+        ``other``), and the other classes are scaled to the rest. A box with no tile's shape
+        (:func:`vision.preprocess.out_of_shape`: a tile in a picture stretched out of shape) is read
+        from its crop drawn back to each of ``TILE_SHAPES``, the surer reading kept, and the bonus
+        reader reads it in the shape kept."""
         p = self.probabilities(self.crops(image, boxes))
+        shapes: list[float | None] = [None] * len(boxes)
+        odd = [i for i, b in enumerate(boxes) if out_of_shape(b)]
+        if odd:  # no tile's shape (a picture stretched out of shape): read drawn back to each tile shape
+            for k, aspect in enumerate(TILE_SHAPES):
+                q = self.probabilities(self.crops(image, [boxes[i] for i in odd], aspect))
+                for i, qi in zip(odd, q):
+                    if k == 0 or qi.max() > p[i].max():
+                        p[i], shapes[i] = qi, aspect
         if self.bonus is None or not len(p):
             return p
         self.bonus.session  # noqa: B018  (loads the reader's labels)
@@ -174,7 +188,9 @@ class TileClassifier(OnnxStage):
         mass = p[:, idx].sum(axis=1)
         look = np.nonzero(mass >= BONUS_MIN_MASS)[0]
         if len(look):
-            q = self.bonus.probabilities(self.bonus.crops(image, [boxes[int(i)] for i in look]))
+            seen, drawn = [boxes[int(i)] for i in look], [shapes[int(i)] for i in look]
+            q = self.bonus.probabilities(self.bonus.crops(image, seen, drawn) if any(drawn)
+                                         else self.bonus.crops(image, seen))
             share = mass[look]
             if OTHER in self.bonus.classes:
                 o = q[:, self.bonus.classes.index(OTHER)]

@@ -13,6 +13,11 @@ import numpy as np
 INPUT_SIZE = 64
 PAD_VALUE = 128
 SIDEWAYS_RATIO = 1.15  # a box this much wider than tall is a tile lying on its side
+#: a box whose width over height lies outside these has no tile's shape (beyond the 0.1th and 99.9th
+#: percentiles of the labelled boxes of the unstretched training photos): a tile in a picture
+#: stretched out of shape, read drawn back to one of ``TILE_SHAPES`` (:func:`reshaped`)
+OUT_OF_SHAPE = (0.28, 3.5)
+TILE_SHAPES = (0.75, 1.35)  # width over height of a tile standing and of one lying on its side
 
 
 def shrink(image: np.ndarray, side: int) -> np.ndarray:
@@ -51,6 +56,29 @@ def upright(crop: np.ndarray) -> np.ndarray:
     return cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE) if is_sideways(w, h) else crop
 
 
+def out_of_shape(box) -> bool:
+    """Whether a box (x1, y1, x2, y2) is too wide or too tall for any tile (``OUT_OF_SHAPE``).
+
+    >>> out_of_shape((0, 0, 30, 40)), out_of_shape((0, 0, 400, 40)), out_of_shape((0, 0, 10, 40))
+    (False, True, True)
+    """
+    w, h = float(box[2]) - float(box[0]), float(box[3]) - float(box[1])
+    return w > 0 and h > 0 and not OUT_OF_SHAPE[0] <= w / h <= OUT_OF_SHAPE[1]
+
+
+def reshaped(crop: np.ndarray, aspect: float) -> np.ndarray:
+    """The crop drawn ``aspect`` times as wide as tall by stretching its short side (a tile
+    stretched out of shape drawn back to a tile's shape).
+
+    >>> reshaped(np.zeros((10, 200, 3), np.uint8), 0.75).shape
+    (267, 200, 3)
+    """
+    h, w = crop.shape[:2]
+    if w >= h:
+        return cv2.resize(crop, (w, max(1, round(w / aspect))), interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(crop, (max(1, round(h * aspect)), h), interpolation=cv2.INTER_LINEAR)
+
+
 def letterbox(crop: np.ndarray, size: int = INPUT_SIZE) -> np.ndarray:
     """Scale to fit ``size`` x ``size`` keeping the aspect, pad with grey."""
     h, w = crop.shape[:2]
@@ -64,9 +92,11 @@ def letterbox(crop: np.ndarray, size: int = INPUT_SIZE) -> np.ndarray:
     return out
 
 
-def prepare(image: np.ndarray, box, size: int = INPUT_SIZE) -> np.ndarray:
-    """The classifier input (size x size x 3, RGB uint8) for one box of an RGB image."""
-    return letterbox(upright(cut(image, box)), size)
+def prepare(image: np.ndarray, box, size: int = INPUT_SIZE, aspect: float | None = None) -> np.ndarray:
+    """The classifier input (size x size x 3, RGB uint8) for one box of an RGB image; with
+    ``aspect``, the crop first drawn that many times as wide as tall (:func:`reshaped`)."""
+    crop = cut(image, box)
+    return letterbox(upright(reshaped(crop, aspect) if aspect else crop), size)
 
 
 def to_tensor(batch: np.ndarray, mean, std) -> np.ndarray:
