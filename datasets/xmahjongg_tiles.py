@@ -31,7 +31,8 @@ _REAL = [_DOTS, _BAMBOO, _CHARS,
          ["F1", "F2", "F3", "F4", "Gd", "Wd", "Rd", None, None]]  # 梅蘭菊竹 發 (frame) 中
 # dorothys.gif: 21 columns by 4 rows; the first two rows on an ivory face, the last two the same on blue
 _DOROTHY = [_DOTS + ["N", "W", "S", "E", "Rd", "Gd"] + _CHARS[:6],
-            _CHARS[6:] + _BAMBOO + ["S1", "S2", "S3", "S4", "Wd", "F4", "F2", "F1", "F3"]]  # weather; bamboo orchid plum chrysanthemum
+            # seasons as weather, the white dragon, then bamboo, orchid, plum, chrysanthemum
+            _CHARS[6:] + _BAMBOO + ["S1", "S2", "S3", "S4", "Wd", "F4", "F2", "F1", "F3"]]
 SHEETS = {"real": ("real.gif", _REAL, 9, 5), "dorothys": ("dorothys.gif", _DOROTHY, 21, 4)}
 
 

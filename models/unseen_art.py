@@ -83,8 +83,8 @@ def render_whole(tiles: dict[str, dict[str, np.ndarray]], per_tile: int, seed: i
         for code, tile in art.items():
             for _ in range(per_tile):
                 h = int(rng.integers(50, 140))
-                t = cv2.resize(tile, (max(8, round(tile.shape[1] * h / tile.shape[0])), h), interpolation=cv2.INTER_AREA
-                               if h < tile.shape[0] else cv2.INTER_CUBIC)
+                shrink = cv2.INTER_AREA if h < tile.shape[0] else cv2.INTER_CUBIC
+                t = cv2.resize(tile, (max(8, round(tile.shape[1] * h / tile.shape[0])), h), interpolation=shrink)
                 sideways = rng.random() < 0.25
                 if sideways:  # a claimed tile, turned a quarter either way
                     t = np.ascontiguousarray(np.rot90(t, 1 if rng.random() < 0.5 else -1))
