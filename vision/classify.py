@@ -171,10 +171,15 @@ class TileClassifier(OnnxStage):
         (:func:`vision.preprocess.out_of_shape`: a tile in a picture stretched out of shape) is read
         from its crop drawn back to each of ``TILE_SHAPES``, the surer reading kept, and the bonus
         reader reads it in the shape kept."""
-        p = self.probabilities(self.crops(image, boxes))
         shapes: list[float | None] = [None] * len(boxes)
         odd = [i for i, b in enumerate(boxes) if out_of_shape(b)]
-        if odd:  # no tile's shape (a picture stretched out of shape): read drawn back to each tile shape
+        if not odd:
+            p = self.probabilities(self.crops(image, boxes))
+        else:  # no tile's shape (a picture stretched out of shape): read drawn back to each tile shape
+            plain = sorted(set(range(len(boxes))) - set(odd))
+            q = self.probabilities(self.crops(image, [boxes[i] for i in plain]))
+            p = np.empty((len(boxes), q.shape[1]), q.dtype)
+            p[plain] = q
             for k, aspect in enumerate(TILE_SHAPES):
                 q = self.probabilities(self.crops(image, [boxes[i] for i in odd], aspect))
                 for i, qi in zip(odd, q):
