@@ -481,6 +481,24 @@ def test_unseen_art_renders_each_face_on_a_table_with_its_box():
     assert [c for _, c, _, _ in every] == ["1m", "E", "F1"]
 
 
+def test_unseen_whole_tiles_are_pasted_with_their_box_a_quarter_lying_sideways():
+    from models.unseen_art import render_whole
+
+    tile = np.zeros((78, 58, 3), np.uint8)
+    tile[:] = (20, 40, 230)  # a blue no table drawn has
+    items = render_whole({"real": {c: tile for c in ("1m", "E", "F1", "S4")}}, per_tile=20)
+    assert len(items) == 80 and {c for _, c, _, _, _ in items} == {"1m", "E", "F1", "S4"}
+    sideways = 0
+    for name, code, picture, (x0, y0, x1, y1), lying in items:
+        h, w = picture.shape[:2]
+        assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+        assert ((x1 - x0) > (y1 - y0)) == lying  # a claimed tile lies across, the rest stand
+        sideways += lying
+        middle = picture[(y0 + y1) // 2, (x0 + x1) // 2].astype(int)
+        assert middle[2] - middle[0] > 100  # the tile is where its box says
+    assert 8 <= sideways <= 35
+
+
 def test_unseen_tile_sets_come_whole_when_installed():
     from models.unseen_art import unseen_faces
     from scoring.tiles import CODES
