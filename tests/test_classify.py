@@ -236,7 +236,7 @@ class _Reader:
         self.session = None
         self.seen = 0
 
-    def crops(self, image, boxes):
+    def crops(self, image, boxes, aspects=None):
         return list(boxes)
 
     def probabilities(self, crops):

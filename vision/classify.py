@@ -151,14 +151,14 @@ class TileClassifier(OnnxStage):
         """Labels of prepared crops, by this model alone (the bonus reader needs the photo)."""
         return self.labels(self.probabilities(crops))
 
-    def crops(self, image: np.ndarray, boxes, aspect=None) -> np.ndarray:
+    def crops(self, image: np.ndarray, boxes, aspects=None) -> np.ndarray:
         """The model's inputs for ``boxes`` of an RGB image (N, S, S, 3), S read from the model;
-        with ``aspect`` (one for every box, or one per box, ``None`` for a box left as it is), the
-        crops drawn that many times as wide as tall first."""
+        with ``aspects`` (one per box, ``None`` for a box left as it is), each crop drawn that many
+        times as wide as tall first."""
         self.session  # noqa: B018  (loads input_size from the model)
         if not len(boxes):
             return np.zeros((0, self.input_size, self.input_size, 3), np.uint8)
-        aspects = aspect if isinstance(aspect, (list, tuple)) else [aspect] * len(boxes)
+        aspects = aspects or [None] * len(boxes)
         return np.stack([prepare(image, b, self.input_size, a) for b, a in zip(boxes, aspects)])
 
     def box_probabilities(self, image: np.ndarray, boxes) -> np.ndarray:
@@ -181,7 +181,7 @@ class TileClassifier(OnnxStage):
             p = np.empty((len(boxes), q.shape[1]), q.dtype)
             p[plain] = q
             for k, aspect in enumerate(TILE_SHAPES):
-                q = self.probabilities(self.crops(image, [boxes[i] for i in odd], aspect))
+                q = self.probabilities(self.crops(image, [boxes[i] for i in odd], [aspect] * len(odd)))
                 for i, qi in zip(odd, q):
                     if k == 0 or qi.max() > p[i].max():
                         p[i], shapes[i] = qi, aspect
@@ -193,9 +193,8 @@ class TileClassifier(OnnxStage):
         mass = p[:, idx].sum(axis=1)
         look = np.nonzero(mass >= BONUS_MIN_MASS)[0]
         if len(look):
-            seen, drawn = [boxes[int(i)] for i in look], [shapes[int(i)] for i in look]
-            q = self.bonus.probabilities(self.bonus.crops(image, seen, drawn) if any(drawn)
-                                         else self.bonus.crops(image, seen))
+            q = self.bonus.probabilities(self.bonus.crops(image, [boxes[int(i)] for i in look],
+                                                          [shapes[int(i)] for i in look]))
             share = mass[look]
             if OTHER in self.bonus.classes:
                 o = q[:, self.bonus.classes.index(OTHER)]

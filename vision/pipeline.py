@@ -37,8 +37,8 @@ DUPLICATE_CORE = 0.6  # ... compared by their cores (see vision.locate.suppress)
 GAP_MIN, GAP_MAX = 0.75, 1.4  # a gap in a row this many tile widths wide may hold a tile the detector missed
 GAP_MAX_NOT, GAP_MIN_CONF = 0.3, 0.6  # ... kept when the classifier calls it not-a-tile below this and a tile above
 GAP_SCORE = 0.5  # the proposal score given to such a tile
-#: a box read ``back`` whose middle is within this RGB distance of the table just above or below it
-#: shows table (a gap between melds), not a face-down tile: :func:`shows_table`
+#: a box read ``back`` whose middle is within this RGB distance of the table just above it and
+#: just below it shows table (a gap between melds), not a face-down tile: :func:`shows_table`
 TABLE_LIKE = 30.0
 STRADDLE = 0.7  # a box this close (in steps) to two likelier tiles on either side lies across them
 ROWS_ACROSS = 0.8  # a tile's nearest neighbour across this much nearer than its nearest one down: rows run across
