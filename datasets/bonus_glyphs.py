@@ -15,9 +15,16 @@ characters suit (一…九, five now and then 伍, over 萬), the winds 東南�
 dragons 中 發 — for the classifier's training (``models.train --glyph-extra``; tried, not in the
 shipped classifier: see its card).
 
+``brush=True`` writes the flowers' and seasons' names as a hand would (:func:`brushed`): from
+sixteen fonts, the strokes bent, bolder or finer, the character leant — for tile sets whose names
+are painted in running hand, which no font draws.
+
 Fonts (training only; nothing is stored in the repository): Debian ``fonts-noto-cjk`` (OFL-1.1),
 ``fonts-arphic-ukai`` and ``fonts-arphic-uming`` (Arphic Public License), ``fonts-wqy-zenhei``
-(GPL-2 with font embedding exception), ``fonts-cwtex-kai`` (GPL-2).
+(GPL-2 with font embedding exception), ``fonts-cwtex-kai`` (GPL-2); for ``brush`` also
+``fonts-lxgw-wenkai`` (OFL-1.1), ``fonts-cns11643-kai`` (CNS 11643 fonts licence, free use),
+``fonts-arphic-bkai00mp`` (Arphic Public License), ``fonts-cwtex-fs``, ``-yen``, ``-ming``,
+``-heib`` (GPL-2) and ``fonts-klee`` (OFL-1.1).
 """
 
 from __future__ import annotations
@@ -41,6 +48,17 @@ CJK_FONTS = (
     "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
     "/usr/share/fonts/truetype/cwtex/cwkai.ttf",
 )
+# more hands, for names written as a brush would (``brush``)
+BRUSH_FONTS = (
+    "/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Regular.ttf",
+    "/usr/share/fonts/truetype/cns11643/TW-Kai-98_1.ttf",
+    "/usr/share/fonts/truetype/arphic-bkai00mp/bkai00mp.ttf",
+    "/usr/share/fonts/truetype/cwtex/cwfs.ttf",
+    "/usr/share/fonts/truetype/cwtex/cwyen.ttf",
+    "/usr/share/fonts/truetype/cwtex/cwming.ttf",
+    "/usr/share/fonts/truetype/cwtex/cwheib.ttf",
+    "/usr/share/fonts/truetype/klee/KleeOne-Regular.ttf",
+)
 # inks seen on bonus tiles: reds, greens, blues, black
 _INKS = [(190, 30, 30), (150, 20, 40), (200, 60, 40), (20, 110, 50), (40, 140, 70), (30, 60, 160),
          (40, 90, 190), (25, 25, 25)]
@@ -54,6 +72,12 @@ def cjk_fonts() -> tuple[str, ...]:
     """The Chinese fonts installed (empty where none is: the renders are then not made); looked up
     once, as every face drawn asks."""
     return tuple(p for p in CJK_FONTS if os.path.exists(p))
+
+
+@functools.lru_cache(maxsize=1)
+def brush_fonts() -> tuple[str, ...]:
+    """The Chinese fonts installed of both lists (``brush``)."""
+    return tuple(p for p in CJK_FONTS + BRUSH_FONTS if os.path.exists(p))
 
 
 def _pick(rng: np.random.Generator, seq):
@@ -72,6 +96,32 @@ def _glyph_mask(text: str, font: str, size: int) -> np.ndarray:
     m = np.asarray(img, np.float32) / 255.0
     ys, xs = np.nonzero(m > 0.1)
     return m[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(ys) else m[:1, :1] * 0
+
+
+def brushed(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A character's coverage (:func:`_glyph_mask`) as a hand might have written it: bent by a
+    smooth random warp (up to about a twelfth of its size), its strokes a little bolder or finer,
+    leant up to 10 degrees and squeezed or widened up to 15 %; cropped to its ink again."""
+    h, w = mask.shape
+    size = max(h, w)
+    pad = max(2, size // 6)
+    m = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    H, W = m.shape
+    amp = size * rng.uniform(0.02, 0.08)
+    grid = int(rng.integers(3, 6))  # how many bends across the character
+    dx = cv2.resize(rng.normal(0, 1, (grid, grid)).astype(np.float32), (W, H), interpolation=cv2.INTER_CUBIC)
+    dy = cv2.resize(rng.normal(0, 1, (grid, grid)).astype(np.float32), (W, H), interpolation=cv2.INTER_CUBIC)
+    xs, ys = np.meshgrid(np.arange(W, dtype=np.float32), np.arange(H, dtype=np.float32))
+    m = cv2.remap(m, xs + dx * amp, ys + dy * amp, cv2.INTER_LINEAR, borderValue=0)
+    k = int(rng.integers(-1, 2)) * max(1, size // 40)  # finer, as it is, or bolder
+    if k:
+        kernel = np.ones((abs(k) + 1, abs(k) + 1), np.uint8)
+        m = cv2.dilate(m, kernel) if k > 0 else cv2.erode(m, kernel)
+    shear, sx = np.tan(np.radians(rng.uniform(-10, 10))), rng.uniform(0.85, 1.15)
+    a = np.array([[sx, shear, W * (1 - sx) / 2 - shear * H / 2], [0, 1, 0]], np.float32)
+    m = cv2.warpAffine(m, a, (W, H), flags=cv2.INTER_LINEAR, borderValue=0)
+    ys_, xs_ = np.nonzero(m > 0.1)
+    return m[ys_.min():ys_.max() + 1, xs_.min():xs_.max() + 1] if len(ys_) else mask
 
 
 def _stamp(face: np.ndarray, mask: np.ndarray, ink, x: int, y: int) -> None:
@@ -132,10 +182,12 @@ def _plant(face: np.ndarray, rng: np.random.Generator, box: tuple[int, int, int,
     face[drawn] = canvas[drawn]
 
 
-def glyph_bonus_face(code: str, rng: np.random.Generator, font: str, height: int = 160) -> np.ndarray:
+def glyph_bonus_face(code: str, rng: np.random.Generator, font: str, height: int = 160,
+                     brush: bool = False) -> np.ndarray:
     """An upright face (RGB uint8, ``height`` tall, 3:4) of the flower or season ``code``: its name
     character and numeral in ``font`` (the numeral now and then in another installed font), and
-    most of the time a made-up plant, laid out in one of a few ways real sets use."""
+    most of the time a made-up plant, laid out in one of a few ways real sets use. ``brush``: the
+    name written as by hand (:func:`brushed`), and the numeral left off a third of the time."""
     from .synthetic import _face_colour
 
     w = int(height * 0.75)
@@ -143,29 +195,34 @@ def glyph_bonus_face(code: str, rng: np.random.Generator, font: str, height: int
     face[:] = _face_colour(rng)
     name = SIMPLIFIED.get(code, NAMES[code]) if rng.random() < 0.1 else NAMES[code]
     n = int(code[1])
-    numeral = _pick(rng, NUMERALS)[n - 1] if rng.random() < 0.9 else ""
+    numeral = _pick(rng, NUMERALS)[n - 1] if rng.random() < (2 / 3 if brush else 0.9) else ""
     numeral_font = font if rng.random() < 0.7 else _pick(rng, cjk_fonts() or (font,))
     layout = rng.choice(["corner", "top", "alone", "stack"], p=[0.5, 0.2, 0.15, 0.15])
     m = int(height * 0.05)
     name_ink, num_ink = _pick(rng, _INKS), _pick(rng, _INKS)
+
+    def write(text: str, size: int) -> np.ndarray:
+        mask = _glyph_mask(text, font, size)
+        return brushed(mask, rng) if brush else mask
+
     if layout == "alone":  # the character large in the middle, the numeral in a corner
-        name_mask = _glyph_mask(name, font, int(height * rng.uniform(0.4, 0.55)))
+        name_mask = write(name, int(height * rng.uniform(0.4, 0.55)))
         nx, ny = (w - name_mask.shape[1]) // 2, (height - name_mask.shape[0]) // 2 + int(height * 0.05)
         picture = None
     elif layout == "top":  # the character across the top, the plant below
-        name_mask = _glyph_mask(name, font, int(height * rng.uniform(0.25, 0.35)))
+        name_mask = write(name, int(height * rng.uniform(0.25, 0.35)))
         nx, ny = (w - name_mask.shape[1]) // 2, m
         picture = (m, ny + name_mask.shape[0] + m, w - m, height - m)
     elif layout == "stack":  # numeral above character down one side, the plant beside
         text = (numeral + name) if numeral and rng.random() < 0.5 else name
-        name_mask = _glyph_mask(text, font, int(height * rng.uniform(0.16, 0.24)))
+        name_mask = write(text, int(height * rng.uniform(0.16, 0.24)))
         numeral = numeral if text == name else ""
         right = rng.random() < 0.5
         nx, ny = (w - m - name_mask.shape[1]) if right else m, m
         picture = (m, m, w - m - name_mask.shape[1], height - m) if right else (m + name_mask.shape[1], m, w - m,
                                                                                 height - m)
     else:  # corner: the character in one top corner, the numeral in the other, the plant below
-        name_mask = _glyph_mask(name, font, int(height * rng.uniform(0.17, 0.27)))
+        name_mask = write(name, int(height * rng.uniform(0.17, 0.27)))
         right = rng.random() < 0.7
         nx, ny = (w - m - name_mask.shape[1]) if right else m, m
         picture = (m, int(height * rng.uniform(0.15, 0.3)), w - m, height - m)
@@ -203,7 +260,7 @@ def glyph_drawable(code: str) -> bool:
     return code in NAMES or code in HONOUR_NAMES or (len(code) == 2 and code[1] == "m")
 
 
-def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160) -> np.ndarray:
+def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160, brush: bool = False) -> np.ndarray:
     """An upright face (RGB uint8, 3:4) of a tile that sets write in characters, in ``font``: a
     flower or season (:func:`glyph_bonus_face`), a characters tile (its numeral 一…九, five now and
     then 伍, over 萬), a wind or a red or green dragon (its one character); now and then with a
@@ -211,7 +268,7 @@ def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160
     from .synthetic import _face_colour
 
     if code in NAMES:
-        return glyph_bonus_face(code, rng, font, height)
+        return glyph_bonus_face(code, rng, font, height, brush)
     w = int(height * 0.75)
     face = np.empty((height, w, 3), np.float32)
     face[:] = _face_colour(rng)

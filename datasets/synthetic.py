@@ -249,19 +249,21 @@ def _paste(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, i
 
 def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0, art: bool = True,
                  context: int = CONTEXT, height=(60, 140), extra_art: bool = False, glyphs: float = 0.0,
-                 riichi_art: bool = False) -> CropSet:
+                 riichi_art: bool = False, brush: bool = False) -> CropSet:
     """Context crops (``context`` pixels square) of rendered tiles (and face-down backs) on random
     tables, tiles drawn ``height`` (low, high) pixels tall; ``art``: draw from the KDE sets as well
     as the fonts, where they are installed (``extra_art``: the GNOME themes too; ``riichi_art``:
     FluffyStuff's riichi tiles too, for the tiles it draws); ``glyphs``: that
     share of the tiles sets write in characters drawn so in one of the installed Chinese fonts
     (:func:`datasets.bonus_glyphs.glyph_face`: flowers and seasons as name character, numeral and
-    made-up plant; characters, winds, red and green dragons), the rest as before."""
-    from .bonus_glyphs import cjk_fonts, glyph_drawable, glyph_face
+    made-up plant; characters, winds, red and green dragons), the rest as before; ``brush``: the
+    flowers' and seasons' names among them written as by hand, from more fonts
+    (:func:`datasets.bonus_glyphs.brushed`)."""
+    from .bonus_glyphs import brush_fonts, cjk_fonts, glyph_drawable, glyph_face
 
     rng = np.random.default_rng(seed)
     fonts = available_fonts()
-    glyph_fonts = cjk_fonts() if glyphs else []
+    glyph_fonts = (brush_fonts() if brush else cjk_fonts()) if glyphs else []
     if glyphs and not glyph_fonts:
         import sys
 
@@ -278,7 +280,7 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
         if code == BACK:
             tile = tile_back(rng, hgt)
         elif glyph_fonts and glyph_drawable(code) and rng.random() < glyphs:
-            tile = glyph_face(code, rng, glyph_fonts[int(rng.integers(len(glyph_fonts)))], hgt)
+            tile = glyph_face(code, rng, glyph_fonts[int(rng.integers(len(glyph_fonts)))], hgt, brush)
         else:
             usable = [d for d in drawings if d[0] == "font" or code in arts[d[1]]]
             kind, drawing = usable[int(rng.integers(len(usable)))]

@@ -46,10 +46,12 @@ CONTEXT = 200  # context crops: the box's longer side is CONTEXT / 1.6 = 125 pix
 
 
 def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozenset[str], synthetic_per_code: int,
-               extra_art: bool = False, glyphs: float = 0.0, other: int = 0, camerash: bool = False):
+               extra_art: bool = False, glyphs: float = 0.0, other: int = 0, camerash: bool = False,
+               brush: bool = False):
     """Training crops of flowers and seasons (photos and renders, cached in ``work``; ``other``:
     that many crops of other tiles from photos drawn at random; ``camerash``: the Camerash set's
-    flowers and seasons too, group ``camerash``) and the held-out records."""
+    flowers and seasons too, group ``camerash``; ``brush``: the character-drawn ones' names written as
+    by hand) and the held-out records."""
     os.makedirs(work, exist_ok=True)
     recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "train")
     held = held_out_sources(recs, holdout, seed)
@@ -64,10 +66,11 @@ def build_data(data: str, work: str, holdout: float, seed: int, mirrored: frozen
                              lambda: crops_from_tile_images([(p, c) for p, c in read_crop_csv(cam) if c in BONUS],
                                                             group="camerash", context=CONTEXT)))
     if synthetic_per_code:
-        art = ("-gnome" if extra_art else "") + (f"-glyphs{glyphs:g}" if glyphs else "")
+        art = ("-gnome" if extra_art else "") + (f"-glyphs{glyphs:g}" if glyphs else "") + ("-brush" if brush else "")
         parts.append(_cached(os.path.join(work, f"bonus-synthetic-{synthetic_per_code}-{seed}-v{synthetic.VERSION}{art}.npz"),
                              lambda: single_tiles(list(BONUS), synthetic_per_code, seed=seed + 2000, context=CONTEXT,
-                                                  height=(90, 220), extra_art=extra_art, glyphs=glyphs)))
+                                                  height=(90, 220), extra_art=extra_art, glyphs=glyphs,
+                                                  brush=brush)))
     if other:
         rnd = np.random.default_rng(seed + 4000)
         order = rnd.permutation(len(train_recs))
@@ -124,6 +127,10 @@ def main(argv=None) -> None:
     ap.add_argument("--extra-art", action="store_true", help="render from GNOME Mahjongg's themes too")
     ap.add_argument("--glyphs", type=float, default=0.0, metavar="SHARE",
                     help="that share of the rendered tiles drawn as name character and numeral in a Chinese font")
+    ap.add_argument("--brush", action="store_true",
+                    help="those flowers' and seasons' names written as by hand, from more fonts (datasets.bonus_glyphs."
+                         "brushed; apt-get install fonts-lxgw-wenkai fonts-cns11643-kai fonts-arphic-bkai00mp "
+                         "fonts-cwtex-fs fonts-cwtex-yen fonts-cwtex-ming fonts-cwtex-heib fonts-klee)")
     ap.add_argument("--other", type=int, default=0, metavar="N",
                     help="a ninth output, 'other', trained on N crops of the photos' other tiles")
     ap.add_argument("--threads", type=int, default=2)
@@ -140,7 +147,7 @@ def main(argv=None) -> None:
     mirrored = frozenset(open(a.mirrored).read().split()) if a.mirrored else frozenset()
     t0 = time.time()
     train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, mirrored, a.synthetic, a.extra_art, a.glyphs,
-                                  a.other, a.camerash_weight > 0)
+                                  a.other, a.camerash_weight > 0, a.brush)
     outputs = BONUS + ((OTHER,) if a.other else ())
     label_map = {CLASS_INDEX[c]: outputs.index(c if c in BONUS else OTHER)
                  for c in BONUS + (OTHER_CODES if a.other else ())}
@@ -170,6 +177,8 @@ def main(argv=None) -> None:
         run["extra_art"] = True
     if a.glyphs:
         run["glyphs"] = a.glyphs
+    if a.brush:
+        run["brush"] = True
     if a.other:
         run["other"] = a.other
     if a.init_member is not None:
@@ -185,7 +194,8 @@ def main(argv=None) -> None:
             "layout": "NCHW RGB", "heldout_accuracy": round(best, 4), "role": "bonus reader",
             "trained_on": "flowers and seasons of roboflow-hk-chinese train (minus held-out sources)"
                           + (" + rendered flowers and seasons" if a.synthetic else "")
-                          + (f" ({a.glyphs:g} of them as characters in Chinese fonts)" if a.synthetic and a.glyphs else "")
+                          + (f" ({a.glyphs:g} of them as characters in Chinese fonts"
+                             + (", names written as by hand" if a.brush else "") + ")" if a.synthetic and a.glyphs else "")
                           + (f" + {a.other} other tiles of the photos (output 'other')" if a.other else "")
                           + (" + camerash-tiles flowers and seasons" if a.camerash_weight else ""),
             "epochs": a.epochs, "seed": a.seed, "mirrored_flipped_back": len(mirrored),

@@ -230,6 +230,30 @@ def test_glyph_bonus_faces_carry_their_own_name_character():
 
 @needs_font
 @needs_cjk
+def test_brushed_names_stay_their_character():
+    from datasets.bonus_glyphs import NAMES, _glyph_mask, brushed, glyph_bonus_face
+
+    font = cjk_fonts()[0]
+    masks = {c: _glyph_mask(NAMES[c], font, 64) for c in ("S3", "S4", "F1")}
+    rng = np.random.default_rng(5)
+    for code, m in masks.items():
+        b = brushed(m, rng)
+        assert b.max() > 0.5 and 0.7 < b.shape[0] / m.shape[0] < 1.4  # inked, about the size it was
+        flat = {c: cv2.resize(x, (32, 32)).ravel() for c, x in masks.items()}
+        mine = cv2.resize(b, (32, 32)).ravel()
+        # bent, yet still nearer its own character than the others
+        assert not np.array_equal(cv2.resize(m, (32, 32)).ravel(), mine)
+        assert min(flat, key=lambda c: np.abs(flat[c] - mine).mean()) == code
+    # brush is off unless asked for, and changes the face when on
+    plain = glyph_bonus_face("S3", np.random.default_rng(7), font, 120)
+    assert np.array_equal(plain, glyph_bonus_face("S3", np.random.default_rng(7), font, 120, brush=False))
+    assert not np.array_equal(plain, glyph_bonus_face("S3", np.random.default_rng(7), font, 120, brush=True))
+    cs = single_tiles(["S1"], per_code=2, seed=2, glyphs=1.0, brush=True)
+    assert [CLASSES[i] for i in cs.labels] == ["S1", "S1"]
+
+
+@needs_font
+@needs_cjk
 def test_glyph_faces_of_characters_and_honours():
     from datasets.bonus_glyphs import glyph_drawable, glyph_face
 
