@@ -17,12 +17,13 @@ shipped classifier: see its card).
 
 ``brush=True`` writes the flowers' and seasons' names as a hand would (:func:`brushed`): from
 sixteen fonts, the strokes bent, bolder or finer, the character leant — for tile sets whose names
-are painted in running hand, which no font draws.
+are painted in running hand, which no font draws (``models.train_bonus --brush``; tried, not in the
+shipped readers: see their card).
 
 Fonts (training only; nothing is stored in the repository): Debian ``fonts-noto-cjk`` (OFL-1.1),
 ``fonts-arphic-ukai`` and ``fonts-arphic-uming`` (Arphic Public License), ``fonts-wqy-zenhei``
 (GPL-2 with font embedding exception), ``fonts-cwtex-kai`` (GPL-2); for ``brush`` also
-``fonts-lxgw-wenkai`` (OFL-1.1), ``fonts-cns11643-kai`` (CNS 11643 fonts licence, free use),
+``fonts-lxgw-wenkai`` (OFL-1.1), ``fonts-cns11643-kai`` (Open Government Data License Taiwan 1.0),
 ``fonts-arphic-bkai00mp`` (Arphic Public License), ``fonts-cwtex-fs``, ``-yen``, ``-ming``,
 ``-heib`` (GPL-2) and ``fonts-klee`` (OFL-1.1).
 """
@@ -100,7 +101,7 @@ def _glyph_mask(text: str, font: str, size: int) -> np.ndarray:
 
 def brushed(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A character's coverage (:func:`_glyph_mask`) as a hand might have written it: bent by a
-    smooth random warp (up to about a twelfth of its size), its strokes a little bolder or finer,
+    smooth random warp (its strokes moved about 2-8 % of its size), made a little bolder or finer,
     leant up to 10 degrees and squeezed or widened up to 15 %; cropped to its ink again."""
     h, w = mask.shape
     size = max(h, w)
