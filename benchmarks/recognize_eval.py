@@ -461,6 +461,9 @@ def main(argv=None) -> None:
                          "every model's training (where settings are chosen), or 60 hands of a scanned real "
                          "tile set no model trained on, laid out and photographed by the renderer "
                          "(apt-get install xmahjongg)")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="with --photos unseen-set: draw other hands (0, the figures' hands; another seed gives hands "
+                         "no choice has been made on, to judge a change by)")
     ap.add_argument("--mended", action="store_true",
                     help="valid's labels found wrong by eye set to the tiles the photos show "
                          "(datasets/roboflow_valid_mends.csv): the figures with the labels mended")
@@ -493,7 +496,7 @@ def evaluate(args, folder: str) -> None:
             recs = mended(recs)
             print("valid's labels found wrong by eye mended (datasets/roboflow_valid_mends.csv)")
     elif args.photos == "unseen-set":
-        recs = unseen_set_hands(folder)
+        recs = unseen_set_hands(folder, seed=args.seed)
     else:  # the same held-out sources as models/train.py, detector.py and refiner.py (seed 1, a tenth)
         recs = read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "train")
         held = held_out_sources(recs, 0.1, 1)
