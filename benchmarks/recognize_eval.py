@@ -414,27 +414,26 @@ def unseen_set_hands(folder: str, count: int = 60, seed: int = 0, sets: tuple[st
     from datasets.readers import LabelledBox, LabelledImage
     from datasets.synthetic import render_hand
     from datasets.xmahjongg_tiles import xmahjongg_tiles
-    from scoring.tiles import FLOWERS, SEASONS
+    from scoring.tiles import CODES, FLOWERS, N_PLAYABLE, SEASONS, SUITS
 
     art = xmahjongg_tiles()
     if not all(s in art for s in sets):
         raise SystemExit("xmahjongg's tile pictures are not installed (apt-get install xmahjongg)")
     rng = np.random.default_rng(seed)
-    suited = [f"{n}{s}" for s in "mps" for n in range(1, 10)]
-    honours = ["E", "S", "W", "N", "Rd", "Gd"]
+    drawn = [c for c in CODES[:N_PLAYABLE] if c != "Wd"]  # the tiles of pungs and pairs: no white dragon
     out = []
     for k in range(count):
         groups = []
         for _ in range(4):
             melded = bool(rng.random() < 0.5)
             if rng.random() < 0.55:  # a chow
-                suit, start = "mps"[int(rng.integers(3))], int(rng.integers(1, 8))
+                suit, start = SUITS[int(rng.integers(3))], int(rng.integers(1, 8))
                 groups.append(("chow", [f"{start + i}{suit}" for i in range(3)], melded))
             else:
-                code = str(rng.choice(suited + honours))
+                code = str(rng.choice(drawn))
                 kind = "kong" if melded and rng.random() < 0.15 else "pung"
                 groups.append((kind, [code] * (4 if kind == "kong" else 3), melded))
-        groups.append(("concealed", [str(rng.choice(suited + honours))] * 2, False))
+        groups.append(("concealed", [str(rng.choice(drawn))] * 2, False))
         groups.sort(key=lambda g: g[2])  # the concealed part first, the melds after it
         bonus = list(rng.choice(FLOWERS + SEASONS, int(rng.choice([0, 0, 1, 2])), replace=False))
         if bonus:

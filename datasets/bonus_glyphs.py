@@ -78,7 +78,7 @@ def cjk_fonts() -> tuple[str, ...]:
 @functools.lru_cache(maxsize=1)
 def brush_fonts() -> tuple[str, ...]:
     """The Chinese fonts installed of both lists (``brush``)."""
-    return tuple(p for p in CJK_FONTS + BRUSH_FONTS if os.path.exists(p))
+    return cjk_fonts() + tuple(p for p in BRUSH_FONTS if os.path.exists(p))
 
 
 def _pick(rng: np.random.Generator, seq):

@@ -53,6 +53,14 @@ def unseen_faces(cache: str = os.path.join(ART_CACHE, "unseen"),
     return out
 
 
+def _photographed(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A render as a camera gives it: blurred half the time, JPEG-compressed at quality 60-95."""
+    if rng.random() < 0.5:
+        canvas = cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.3, 1.2))
+    _, enc = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])
+    return cv2.imdecode(enc, cv2.IMREAD_UNCHANGED)
+
+
 def render(faces: dict[str, dict[str, np.ndarray]], per_face: int, seed: int = 5):
     """``(set, code, picture, box)`` for each render (RGB pictures, the tile's box)."""
     rng = np.random.default_rng(seed)
@@ -68,10 +76,7 @@ def render(faces: dict[str, dict[str, np.ndarray]], per_face: int, seed: int = 5
                 th, tw = tile.shape[:2]
                 canvas = table_background(rng, th * 3, tw * 4)
                 box = _paste(canvas, tile, tw * 3 // 2, th)
-                if rng.random() < 0.5:
-                    canvas = cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.3, 1.2))
-                _, enc = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])
-                out.append((name, code, cv2.imdecode(enc, cv2.IMREAD_UNCHANGED), box))
+                out.append((name, code, _photographed(canvas, rng), box))
     return out
 
 
@@ -100,10 +105,7 @@ def render_whole(tiles: dict[str, dict[str, np.ndarray]], per_tile: int, seed: i
                 canvas = (canvas * (1 - mask) + warped * mask).astype(np.uint8)
                 ys, xs = np.nonzero(mask[..., 0] > 0.5)
                 box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
-                if rng.random() < 0.5:
-                    canvas = cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.3, 1.2))
-                _, enc = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])
-                out.append((name, code, cv2.imdecode(enc, cv2.IMREAD_UNCHANGED), box, sideways))
+                out.append((name, code, _photographed(canvas, rng), box, sideways))
     return out
 
 
