@@ -106,8 +106,21 @@ def worker(system: str, listfile: str) -> None:
     else:
         preds = (run_mjcam if system == "mjcam" else run_peer)(paths)
     dt = time.perf_counter() - t0
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"preds": preds, "seconds": dt, "peak_mb": peak_mb}))
+    print(json.dumps({"preds": preds, "seconds": dt, "peak_mb": peak_mb()}))
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory in MB. Linux's ``VmHWM`` starts anew when the worker is
+    exec'd; ``ru_maxrss`` (the fallback elsewhere) does not: a process forked and exec'd inherits
+    its parent's peak, so each worker would report at least what the benchmark itself held then."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def launch(system: str, paths: list[str]) -> dict:
