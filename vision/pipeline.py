@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .alike import likeness_matrix, pooled
 from .classify import LOW_CONFIDENCE, TileClassifier, TileLabel
 from .group import MeldGrouper, TileObs, hand_and_strays, reading_order, row_frame
 from .io import load_photo
@@ -565,8 +564,7 @@ class Recognizer:
                  low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
                  refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True,
                  drop_straddlers: bool = True, fill_grid: bool = True, unstretch: bool = True,
-                 brighten: bool = True, balance: bool = True, up: UpProbe | None | bool = True,
-                 alike: float | None = None):
+                 brighten: bool = True, balance: bool = True, up: UpProbe | None | bool = True):
         self.classifier = classifier or TileClassifier()
         self.up = UpProbe() if up is True else (up or None)
         self.proposers = proposers if proposers is not None else [LearnedProposer()]
@@ -582,7 +580,6 @@ class Recognizer:
         self.grouper = MeldGrouper(low_confidence)
         self.low_confidence = low_confidence
         self.contour_min_conf, self.contour_max_not = contour_min_conf, contour_max_not
-        self.alike = alike
 
     def _reading(self, p: np.ndarray) -> tuple[int, float, list[tuple[str, float]], float]:
         """A crop's class probabilities as ``read`` keeps them: the likeliest tile (class index and
@@ -592,23 +589,6 @@ class Recognizer:
         order = [int(k) for k in np.argsort(-p) if int(k) != nat]
         alts = [(classes[k], float(p[k])) for k in order[1:1 + self.classifier.alternatives]]
         return order[0], float(p[order[0]]), alts, float(p[nat])
-
-    def _read_alike(self, image: np.ndarray, kept: list) -> list:
-        """``kept`` with each unsure tile read again together with the tiles whose faces look like
-        its own (:mod:`vision.alike`: likeness ``alike`` or more)."""
-        probs = np.stack([k[5] for k in kept])
-        nat = self.classifier.classes.index(NOT_A_TILE)
-        top = np.delete(probs, nat, axis=1).max(axis=1)
-        unsure = [i for i in range(len(kept)) if top[i] < self.low_confidence]
-        if not unsure or len(kept) < 2:
-            return kept
-        similar = likeness_matrix(image, [k[0].box for k in kept], rows=unsure)
-        again = pooled(probs, similar, self.alike, self.low_confidence, skip=nat)
-        out = list(kept)
-        for i in unsure:
-            if not np.array_equal(again[i], probs[i]):
-                out[i] = (kept[i][0], *self._reading(again[i]), again[i])
-        return out
 
     def _read_gaps(self, image: np.ndarray, boxes: list) -> list:
         """Tiles in the one-tile gaps of the rows found (see :func:`row_gaps`) and in the missing
@@ -621,7 +601,7 @@ class Recognizer:
         for box, p in zip(gaps, self.classifier.box_probabilities(image, gaps)):
             best, conf, alts, p_not = self._reading(p)
             if p_not < GAP_MAX_NOT and conf >= GAP_MIN_CONF:
-                out.append((Proposal(box, GAP_SCORE, "gap"), best, conf, alts, p_not, p))
+                out.append((Proposal(box, GAP_SCORE, "gap"), best, conf, alts, p_not))
         return out
 
     def locate(self, image: np.ndarray) -> list[Proposal]:
@@ -717,14 +697,14 @@ class Recognizer:
                 props = self.locate(image)
         probs = self.classifier.box_probabilities(image, [p.box for p in props])
         classes = self.classifier.classes
-        kept: list[tuple[Proposal, int, float, list[tuple[str, float]], float, np.ndarray]] = []
+        kept: list[tuple[Proposal, int, float, list[tuple[str, float]], float]] = []
         for prop, p in zip(props, probs):
             best, conf, alts, p_not = self._reading(p)
             if p_not >= SURE_NOT_A_TILE or (p_not >= DROP_NOT_A_TILE and prop.score < SURE_TILE):
                 continue
             if prop.source == "contour" and (p_not >= self.contour_max_not or conf < self.contour_min_conf):
                 continue  # an OpenCV region is a tile only when the classifier is sure of it
-            kept.append((prop, best, conf, alts, p_not, p))
+            kept.append((prop, best, conf, alts, p_not))
         # duplicates left after classification: keep the likelier tile
         keep = suppress([k[0].box for k in kept], [k[0].score * k[2] for k in kept], iou=DUPLICATE_IOU,
                         core=DUPLICATE_CORE)
@@ -739,8 +719,6 @@ class Recognizer:
         # a face-down tile that is only the table seen between two melds
         kept = [k for i, k in enumerate(kept) if classes[k[1]] != BACK
                 or not shows_table(image, k[0].box, [o[0].box for j, o in enumerate(kept) if j != i])]
-        if self.alike is not None:
-            kept = self._read_alike(image, kept)
         boxes = [k[0].box for k in kept]
         codes = [classes[k[1]] for k in kept]
         orient, wide = orientations(boxes, codes)
@@ -751,7 +729,7 @@ class Recognizer:
                 down = up_decision(self.up.down_log_odds(image, standing), len(standing))
         to_frame = hand_frame(wide, down)
         obs = []
-        for (prop, _, conf, alts, p_not, _), code, o in zip(kept, codes, orient):
+        for (prop, _, conf, alts, p_not), code, o in zip(kept, codes, orient):
             gbox = to_frame(prop.box)  # the hand as its player sees it: rows across, read left to right
             # a tile the classifier half thinks is no tile at all is doubtful however sure the code
             obs.append(TileObs(gbox, code, conf if p_not < 0.25 else min(conf, self.low_confidence - 1e-3), alts, o))
@@ -761,7 +739,7 @@ class Recognizer:
         stray_order = [stray_idx[i] for r in reading_order([obs[i] for i in stray_idx]) for i in r]
         tiles = []
         for pos, i in enumerate(guess.order + stray_order):
-            prop, _, read_conf, alts, _, _ = kept[i]
+            prop, _, read_conf, alts, _ = kept[i]
             code, conf = obs[i].code, obs[i].confidence
             if pos < len(guess.codes) and guess.codes[pos] != code:
                 # the rules chose an alternative for a hand tile: report its own confidence
