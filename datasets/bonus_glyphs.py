@@ -265,7 +265,8 @@ def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160
     """An upright face (RGB uint8, 3:4) of a tile that sets write in characters, in ``font``: a
     flower or season (:func:`glyph_bonus_face`), a characters tile (its numeral 一…九, five now and
     then 伍, over 萬), a wind or a red or green dragon (its one character); now and then with a
-    corner index (the Arabic numeral, or the wind's letter) as some sets print."""
+    corner index (the Arabic numeral, or the wind's letter) as some sets print. ``brush``: every
+    character written as by hand (:func:`brushed`)."""
     from .synthetic import _face_colour
 
     if code in NAMES:
@@ -276,6 +277,8 @@ def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160
     m = int(height * 0.06)
     if code in HONOUR_NAMES:
         mask = _glyph_mask(HONOUR_NAMES[code], font, int(height * rng.uniform(0.5, 0.7)))
+        if brush:
+            mask = brushed(mask, rng)
         ink = _pick(rng, _HONOUR_INKS.get(code, [(25, 25, 25), (30, 60, 160), (20, 90, 60)]))
         mh, mw = mask.shape
         scale = min(1.0, (w - 2 * m) / mw, (height - 2 * m) / mh)
@@ -288,6 +291,8 @@ def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160
         digit = "伍" if n == 5 and rng.random() < 0.5 else _CHINESE_DIGITS[n - 1]
         top = _glyph_mask(digit, font, int(height * rng.uniform(0.3, 0.4)))
         wan = _glyph_mask("萬", font, int(height * rng.uniform(0.4, 0.5)))
+        if brush:
+            top, wan = brushed(top, rng), brushed(wan, rng)
         gap = int(height * rng.uniform(0.0, 0.06))
         total = top.shape[0] + gap + wan.shape[0]
         if total > height - 2 * m:  # keep both on the face

@@ -68,7 +68,7 @@ def _cached(path: str, make) -> CropSet:
 
 def build_data(data: str, work: str, holdout: float, seed: int, without: set[str], mirrored: set[str],
                bonus_extra: int = 0, extra_art: bool = False, glyphs: float = 0.0, glyph_extra: int = 0,
-               riichi_art: bool = False, context: int = CONTEXT):
+               riichi_art: bool = False, context: int = CONTEXT, glyph_brush: bool = False):
     """Crop sets (cached in ``work``; context crops ``context`` pixels square): train, held-out
     photos (records), and their sources."""
     os.makedirs(work, exist_ok=True)
@@ -101,9 +101,10 @@ def build_data(data: str, work: str, holdout: float, seed: int, without: set[str
             from datasets.bonus_glyphs import glyph_drawable
 
             drawable = [c for c in CODES if glyph_drawable(c)]
-            parts.append(_cached(os.path.join(work, f"synthetic-glyphs-{glyph_extra}-{seed}-v{synthetic.VERSION}{cx}.npz"),
+            b = "-brush" if glyph_brush else ""
+            parts.append(_cached(os.path.join(work, f"synthetic-glyphs-{glyph_extra}-{seed}-v{synthetic.VERSION}{b}{cx}.npz"),
                                  lambda: single_tiles(drawable, per_code=glyph_extra, seed=seed + 3000, glyphs=1.0,
-                                                      context=context)))
+                                                      context=context, brush=glyph_brush)))
     return CropSet.concat(parts), hold_recs
 
 
@@ -223,6 +224,9 @@ def main(argv=None) -> None:
     ap.add_argument("--glyph-extra", type=int, default=0, metavar="N",
                     help="N more synthetic tiles of each tile sets write in characters (characters suit, winds, "
                          "red and green dragons, flowers, seasons), drawn in Chinese fonts (datasets.bonus_glyphs)")
+    ap.add_argument("--glyph-brush", action="store_true",
+                    help="with --glyph-extra: every character of those tiles written as by hand, from more fonts "
+                         "(datasets.bonus_glyphs.brushed)")
     ap.add_argument("--extra-art", action="store_true",
                     help="draw synthetic tiles from GNOME Mahjongg's themes too (apt-get install gnome-mahjongg)")
     ap.add_argument("--riichi-art", action="store_true",
@@ -256,7 +260,7 @@ def main(argv=None) -> None:
     mirrored = set(open(a.mirrored).read().split()) if a.mirrored else set()
     t0 = time.time()
     train, hold_recs = build_data(a.data, a.work, a.holdout, a.seed, without, mirrored, a.bonus_extra, a.extra_art, a.glyphs,
-                                  a.glyph_extra, a.riichi_art, a.context)
+                                  a.glyph_extra, a.riichi_art, a.context, glyph_brush=a.glyph_brush)
     hx, hy = holdout_batches(hold_recs, mirrored=frozenset(mirrored), size=a.size)
     print(f"{len(train)} training crops, {len(hy)} held-out crops, data in {time.time() - t0:.0f}s", flush=True)
     counts = np.bincount(train.labels, minlength=len(CLASSES)).astype(np.float64)
@@ -281,6 +285,8 @@ def main(argv=None) -> None:
         run["glyphs"] = a.glyphs
     if a.glyph_extra:
         run["glyph_extra"] = a.glyph_extra
+    if a.glyph_brush:
+        run["glyph_brush"] = True
     if a.riichi_art:
         run["riichi_art"] = True
     if a.init_member is not None:
