@@ -47,8 +47,12 @@ class CropSet:
         return CropSet(self.images[idx], self.labels[idx], self.sizes[idx], [self.groups[i] for i in idx])
 
     def save(self, path: str) -> None:
-        np.savez_compressed(path, images=self.images, labels=self.labels, sizes=self.sizes,
+        """Saved whole or not at all (written beside ``path``, then moved there): a run stopped while
+        saving leaves no half-written cache for the next run to trip on."""
+        part = f"{path}.part.npz"
+        np.savez_compressed(part, images=self.images, labels=self.labels, sizes=self.sizes,
                             groups=np.array(self.groups))
+        os.replace(part, path)
 
     @staticmethod
     def load(path: str) -> "CropSet":

@@ -163,6 +163,21 @@ def test_cropset_save_load_subset_concat(tmp_path, yolo):
     assert np.array_equal(back.images, cs.images) and back.groups == cs.groups
     both = CropSet.concat([cs, back.subset([0])])
     assert len(both) == len(cs) + 1
+    assert not [f for f in os.listdir(tmp_path) if f.startswith("c.npz.")]  # saved by a move: no part-file left
+
+
+def test_cropset_save_stopped_midway_leaves_no_cache(tmp_path, yolo, monkeypatch):
+    cs = crops_from_photos(read_yolo(str(yolo), "train"), seed=1)
+
+    def stopped(path, **arrays):  # the process killed while the archive is half written
+        with open(path, "wb") as fh:
+            fh.write(b"PK\x03\x04 half an archive")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez_compressed", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        cs.save(str(tmp_path / "c.npz"))
+    assert not (tmp_path / "c.npz").exists()  # the next run builds the cache anew instead of failing to load it
 
 
 def test_preprocess_turns_sideways_tiles_and_keeps_aspect():
