@@ -284,6 +284,13 @@ def test_glyph_faces_of_characters_and_honours():
     assert np.abs(faces["2m"].astype(int) - faces["7m"].astype(int)).mean() > 3
     cs = single_tiles(["3m", "W", "1p"], per_code=2, seed=4, glyphs=1.0)
     assert [CLASSES[i] for i in cs.labels] == ["3m", "3m", "W", "W", "1p", "1p"]
+    # written as by hand (models.train --glyph-brush): another picture of the same tile, off unless asked
+    for code in ("7m", "E"):
+        plain = glyph_face(code, np.random.default_rng(3), font, 120)
+        assert np.array_equal(plain, glyph_face(code, np.random.default_rng(3), font, 120, brush=False))
+        hand = glyph_face(code, np.random.default_rng(3), font, 120, brush=True)
+        assert hand.shape == plain.shape and hand.std(axis=(0, 1)).mean() > 15
+        assert not np.array_equal(hand, plain)
 
 
 def test_kde_element_ids_map_to_every_tile_once():
