@@ -18,7 +18,9 @@ shipped classifier: see its card).
 ``brush=True`` writes the flowers' and seasons' names as a hand would (:func:`brushed`): from
 sixteen fonts, the strokes bent, bolder or finer, the character leant — for tile sets whose names
 are painted in running hand, which no font draws (``models.train_bonus --brush``; tried, not in the
-shipped readers: see their card).
+shipped readers: see their card). :func:`glyph_face` writes every character of the other tiles so
+too (``models.train --glyph-extra N --glyph-brush``: painted numerals; tried, not in the shipped
+classifier).
 
 Fonts (training only; nothing is stored in the repository): Debian ``fonts-noto-cjk`` (OFL-1.1),
 ``fonts-arphic-ukai`` and ``fonts-arphic-uming`` (Arphic Public License), ``fonts-wqy-zenhei``

@@ -257,8 +257,8 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
     share of the tiles sets write in characters drawn so in one of the installed Chinese fonts
     (:func:`datasets.bonus_glyphs.glyph_face`: flowers and seasons as name character, numeral and
     made-up plant; characters, winds, red and green dragons), the rest as before; ``brush``: the
-    flowers' and seasons' names among them written as by hand, from more fonts
-    (:func:`datasets.bonus_glyphs.brushed`)."""
+    characters among them (the flowers' and seasons' names; with ``glyph_face`` all of them) written
+    as by hand, from more fonts (:func:`datasets.bonus_glyphs.brushed`)."""
     from .bonus_glyphs import brush_fonts, cjk_fonts, glyph_drawable, glyph_face
 
     rng = np.random.default_rng(seed)
