@@ -21,10 +21,11 @@ def _rotation(rng: np.random.Generator) -> float:
 
 
 def view(ctx: np.ndarray, size_wh, rng: np.random.Generator, out: int = INPUT_SIZE,
-         geometric: bool = True, ink: float = 0.0, cast: float = 0.0) -> np.ndarray:
+         geometric: bool = True, ink: float = 0.0, cast: float = 0.0, coarse: float = 0.0) -> np.ndarray:
     """One augmented classifier input from a context crop with a box of ``size_wh`` at its centre;
     with probability ``ink`` its engraving is also redrawn as another tile set might (:func:`inked`),
-    with probability ``cast`` it is lit as by a lamp or shade left uncorrected (:func:`cast_light`)."""
+    with probability ``cast`` it is lit as by a lamp or shade left uncorrected (:func:`cast_light`),
+    with probability ``coarse`` it is seen with fewer pixels across, down or both (:func:`coarsened`)."""
     c = ctx.shape[0]
     bw, bh = float(size_wh[0]), float(size_wh[1])
     if geometric:
@@ -48,6 +49,8 @@ def view(ctx: np.ndarray, size_wh, rng: np.random.Generator, out: int = INPUT_SI
     if geometric and crop.shape[1] > crop.shape[0] * 0.9 and rng.random() < 0.5:
         crop = cv2.rotate(crop, cv2.ROTATE_180)
     x = letterbox(crop, out)
+    if coarse and rng.random() < coarse:
+        x = coarsened(x, rng)
     if ink and rng.random() < ink:
         x = inked(x, rng)
     if geometric:
@@ -55,6 +58,19 @@ def view(ctx: np.ndarray, size_wh, rng: np.random.Generator, out: int = INPUT_SI
             x = cast_light(x, rng)
         x = photometric(x, rng)
     return x
+
+
+def coarsened(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The view as a tile photographed with 1.5 to 4 times fewer pixels across it, down it, or both
+    (a tile small in a photo of the whole table; a photo squeezed out of shape and read squeezed
+    back): shrunk by area and drawn back up to its size."""
+    h, w = x.shape[:2]
+    f = rng.uniform(1.5, 4.0)
+    axes = int(rng.integers(3))  # across, down, both
+    fx = f if axes != 1 else 1.0
+    fy = f if axes != 0 else 1.0
+    small = cv2.resize(x, (max(2, round(w / fx)), max(2, round(h / fy))), interpolation=cv2.INTER_AREA)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def cast_light(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:

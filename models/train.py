@@ -42,17 +42,19 @@ class Views(Dataset):
     with the label mapped through ``label_map`` (class id -> the network's output index) if given."""
 
     def __init__(self, crops: CropSet, seed: int, out: int = INPUT_SIZE, label_map: dict | None = None,
-                 ink: float = 0.0, cast: float = 0.0):
+                 ink: float = 0.0, cast: float = 0.0, coarse: float = 0.0):
         self.crops, self.seed, self.epoch, self.out, self.label_map = crops, seed, 0, out, label_map
         self.ink = ink  # the share of views whose engraving is redrawn (datasets.augment.inked)
         self.cast = cast  # the share of views lit with a colour cast (datasets.augment.cast_light)
+        self.coarse = coarse  # the share of views seen with fewer pixels (datasets.augment.coarsened)
 
     def __len__(self) -> int:
         return len(self.crops)
 
     def __getitem__(self, i: int):
         rng = np.random.default_rng((self.seed, self.epoch, i))
-        x = view(self.crops.images[i], self.crops.sizes[i], rng, out=self.out, ink=self.ink, cast=self.cast)
+        x = view(self.crops.images[i], self.crops.sizes[i], rng, out=self.out, ink=self.ink, cast=self.cast,
+                 coarse=self.coarse)
         y = int(self.crops.labels[i])
         return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), self.label_map[y] if self.label_map else y
 
@@ -248,6 +250,9 @@ def main(argv=None) -> None:
     ap.add_argument("--cast", type=float, default=0.0, metavar="SHARE",
                     help="that share of the training views lit with a colour cast left uncorrected, warm to cool "
                          "(datasets.augment.cast_light)")
+    ap.add_argument("--coarse", type=float, default=0.0, metavar="SHARE",
+                    help="that share of the training views seen with 1.5-4 times fewer pixels across, down or both "
+                         "(datasets.augment.coarsened)")
     ap.add_argument("--camerash-weight", type=float, default=1.0, metavar="W",
                     help="sample each Camerash crop W times as often as another crop of its class")
     ap.add_argument("--negative-weight", type=float, default=1.0,
@@ -268,7 +273,7 @@ def main(argv=None) -> None:
     weights[CLASSES.index("not-a-tile")] *= a.negative_weight
     per_crop = weights[train.labels] * np.where(np.array(train.groups) == "camerash", a.camerash_weight, 1.0)
     sampler = torch.utils.data.WeightedRandomSampler(per_crop, num_samples=a.samples, replacement=True)
-    ds = Views(train, net_seed, out=a.size, ink=a.ink, cast=a.cast)
+    ds = Views(train, net_seed, out=a.size, ink=a.ink, cast=a.cast, coarse=a.coarse)
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, num_workers=1, persistent_workers=False)
     model = TileNet(len(CLASSES))
     if a.init:
@@ -299,6 +304,8 @@ def main(argv=None) -> None:
         run["ink"] = a.ink
     if a.cast:
         run["cast"] = a.cast
+    if a.coarse:
+        run["coarse"] = a.coarse
     if a.camerash_weight != 1 and "camerash" not in without:
         run["camerash_weight"] = a.camerash_weight
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: evaluate(m, hx, hy))
