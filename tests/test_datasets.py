@@ -639,3 +639,25 @@ def test_cast_light_moves_red_and_blue_apart_along_the_warm_cool_line():
     assert warm > 10 and cool > 10  # both ways drawn
     bright = np.full((4, 4, 3), 250, np.uint8)
     assert cast_light(bright, np.random.default_rng(3)).max() <= 255  # clipped as a camera clips
+
+
+def test_coarsened_views_lose_detail_along_one_axis_or_both():
+    """``--coarse`` views: the same size, fine detail gone across, down or both; off unless asked."""
+    from datasets.augment import coarsened, view
+
+    stripes = np.zeros((64, 64, 3), np.uint8)
+    stripes[:, ::2] = 255  # one-pixel stripes down the view: detail across it
+    across = kept = 0
+    for seed in range(30):
+        y = coarsened(stripes, np.random.default_rng(seed))
+        assert y.shape == stripes.shape and y.dtype == np.uint8
+        lost = np.abs(y[:, 1:].astype(int) - y[:, :-1].astype(int)).mean() < 60  # stripes no longer one pixel
+        across += lost
+        kept += not lost  # shrunk down only: the stripes run down, so they survive
+    assert across and kept
+    ctx = np.full((CONTEXT, CONTEXT, 3), 60, np.uint8)
+    ctx[28:68, 33:63] = 235
+    ctx[38:58, 46:50] = (200, 30, 30)
+    plain = view(ctx, (30, 40), np.random.default_rng(5), geometric=False)
+    assert np.array_equal(view(ctx, (30, 40), np.random.default_rng(5), geometric=False, coarse=0.0), plain)
+    assert not np.array_equal(view(ctx, (30, 40), np.random.default_rng(5), geometric=False, coarse=1.0), plain)
