@@ -101,6 +101,12 @@ def _glyph_mask(text: str, font: str, size: int) -> np.ndarray:
     return m[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(ys) else m[:1, :1] * 0
 
 
+def _written(text: str, font: str, size: int, rng: np.random.Generator, brush: bool) -> np.ndarray:
+    """:func:`_glyph_mask`, and with ``brush`` the character written as by hand (:func:`brushed`)."""
+    mask = _glyph_mask(text, font, size)
+    return brushed(mask, rng) if brush else mask
+
+
 def brushed(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A character's coverage (:func:`_glyph_mask`) as a hand might have written it: bent by a
     smooth random warp (its strokes moved about 2-8 % of its size), made a little bolder or finer,
@@ -205,8 +211,7 @@ def glyph_bonus_face(code: str, rng: np.random.Generator, font: str, height: int
     name_ink, num_ink = _pick(rng, _INKS), _pick(rng, _INKS)
 
     def write(text: str, size: int) -> np.ndarray:
-        mask = _glyph_mask(text, font, size)
-        return brushed(mask, rng) if brush else mask
+        return _written(text, font, size, rng, brush)
 
     if layout == "alone":  # the character large in the middle, the numeral in a corner
         name_mask = write(name, int(height * rng.uniform(0.4, 0.55)))
@@ -278,9 +283,7 @@ def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160
     face[:] = _face_colour(rng)
     m = int(height * 0.06)
     if code in HONOUR_NAMES:
-        mask = _glyph_mask(HONOUR_NAMES[code], font, int(height * rng.uniform(0.5, 0.7)))
-        if brush:
-            mask = brushed(mask, rng)
+        mask = _written(HONOUR_NAMES[code], font, int(height * rng.uniform(0.5, 0.7)), rng, brush)
         ink = _pick(rng, _HONOUR_INKS.get(code, [(25, 25, 25), (30, 60, 160), (20, 90, 60)]))
         mh, mw = mask.shape
         scale = min(1.0, (w - 2 * m) / mw, (height - 2 * m) / mh)
@@ -291,10 +294,8 @@ def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160
     else:
         n = int(code[0])
         digit = "伍" if n == 5 and rng.random() < 0.5 else _CHINESE_DIGITS[n - 1]
-        top = _glyph_mask(digit, font, int(height * rng.uniform(0.3, 0.4)))
-        wan = _glyph_mask("萬", font, int(height * rng.uniform(0.4, 0.5)))
-        if brush:
-            top, wan = brushed(top, rng), brushed(wan, rng)
+        top_size, wan_size = int(height * rng.uniform(0.3, 0.4)), int(height * rng.uniform(0.4, 0.5))
+        top, wan = _written(digit, font, top_size, rng, brush), _written("萬", font, wan_size, rng, brush)
         gap = int(height * rng.uniform(0.0, 0.06))
         total = top.shape[0] + gap + wan.shape[0]
         if total > height - 2 * m:  # keep both on the face
