@@ -82,9 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from datasets.readers import held_out_sources, read_crop_csv, read_yolo, roboflow_subset
-    from vision.classify import TileClassifier
-    from vision.io import load_image
-    from vision.pipeline import Recognizer
+    from mjcam.vision.classify import TileClassifier
+    from mjcam.vision.io import load_image
+    from mjcam.vision.pipeline import Recognizer
 
     clf = TileClassifier()
     rec = Recognizer(classifier=clf)
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Camerash crops: {len(items)}")
     elif args.unseen_art:
         from models.unseen_art import render, unseen_faces
-        from scoring.tiles import CODES
+        from mjcam.scoring.tiles import CODES
 
         renders = render(unseen_faces(codes=CODES), 10, seed=args.seed)
         if not renders:

@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from vision.classify import (DEFAULT_MODEL, QUICK_MODEL, QUICK_SURE, TURN_BELOW, TileClassifier,  # noqa: E402
+from mjcam.vision.classify import (DEFAULT_MODEL, QUICK_MODEL, QUICK_SURE, TURN_BELOW, TileClassifier,  # noqa: E402
                              quick_choice)
 
 
@@ -34,7 +34,7 @@ def sample_crops(clf: TileClassifier, n: int) -> np.ndarray:
     """``n`` classifier inputs: the labelled tiles of the sample photos, repeated."""
     import json
 
-    from vision.io import load_photo
+    from mjcam.vision.io import load_photo
 
     folder = os.path.join(os.path.dirname(__file__), "..", "samples")
     with open(os.path.join(folder, "labels.json")) as fh:

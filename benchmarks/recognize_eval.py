@@ -60,7 +60,7 @@ PEER_CODES = {"chun": "Rd", "haku": "Wd", "hatsu": "Gd", "tou": "E", "nan": "S",
 # ---------------------------------------------------------------- workers (one process per system)
 
 def run_mjcam(paths: list[str], proposers=None, **options) -> list[dict]:
-    from vision.pipeline import Recognizer
+    from mjcam.vision.pipeline import Recognizer
 
     rec = Recognizer(proposers=proposers, **options)
     out = []
@@ -94,12 +94,12 @@ def worker(system: str, listfile: str) -> None:
     paths = open(listfile).read().split("\n")
     t0 = time.perf_counter()
     if system == "opencv":  # the OpenCV contour proposals alone, in place of the learned ones
-        from vision.locate import ContourProposer
+        from mjcam.vision.locate import ContourProposer
 
         preds = run_mjcam(paths, [ContourProposer()])
     elif system == "both":  # mjcam --thorough: OpenCV regions fill the detector's gaps when the classifier is sure
-        from vision.pipeline import THOROUGH_MAX_NOT, THOROUGH_MIN_CONF
-        from vision.locate import ContourProposer, LearnedProposer
+        from mjcam.vision.pipeline import THOROUGH_MAX_NOT, THOROUGH_MIN_CONF
+        from mjcam.vision.locate import ContourProposer, LearnedProposer
 
         preds = run_mjcam(paths, [LearnedProposer(), ContourProposer()], contour_min_conf=THOROUGH_MIN_CONF,
                           contour_max_not=THOROUGH_MAX_NOT)
@@ -140,7 +140,7 @@ def launch(system: str, paths: list[str]) -> dict:
 
 def _read_in_order(pr: dict, idx) -> list[str]:
     """The codes of the predicted tiles ``idx`` in reading order (rows top to bottom, left to right)."""
-    from vision.group import TileObs, reading_order
+    from mjcam.vision.group import TileObs, reading_order
 
     idx = list(idx)
     rows = reading_order([TileObs(tuple(pr["boxes"][i]), pr["codes"][i]) for i in idx])
@@ -152,8 +152,8 @@ def assess(records, preds, merge_duplicates: bool = True) -> dict:
     where its two labels disagree either code is taken as right; ``merge_duplicates=False`` takes
     the labels as published."""
     from datasets.crops import iou as _iou
-    from scoring.tiles import FLOWERS, SEASONS
-    from vision.group import TileObs, reading_order
+    from mjcam.scoring.tiles import FLOWERS, SEASONS
+    from mjcam.vision.group import TileObs, reading_order
 
     found = truths = dets = apart = right = bonus = bonus_right = 0
     rows_total = rows_exact = rows_exact_hand = 0
@@ -378,7 +378,7 @@ def strips(records, folder: str, least: float = 3.0) -> list:
     from PIL import Image
 
     from datasets.readers import LabelledBox
-    from vision.group import TileObs, reading_order
+    from mjcam.vision.group import TileObs, reading_order
 
     out = []
     for r in records:
@@ -427,7 +427,7 @@ def unseen_set_hands(folder: str, count: int = 60, seed: int = 0, sets: tuple[st
     from datasets.readers import LabelledBox, LabelledImage
     from datasets.synthetic import render_hand
     from datasets.xmahjongg_tiles import xmahjongg_tiles
-    from scoring.tiles import CODES, FLOWERS, N_PLAYABLE, SEASONS, SUITS
+    from mjcam.scoring.tiles import CODES, FLOWERS, N_PLAYABLE, SEASONS, SUITS
 
     art = xmahjongg_tiles()
     if not all(s in art for s in sets):

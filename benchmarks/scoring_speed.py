@@ -20,10 +20,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from scoring import PRESET_IDS, load_preset, score  # noqa: E402
-from scoring.decompose import decompose_counts  # noqa: E402
-from scoring.notation import format_tiles  # noqa: E402
-from scoring.tiles import CODES  # noqa: E402
+from mjcam.scoring import PRESET_IDS, load_preset, score  # noqa: E402
+from mjcam.scoring.decompose import decompose_counts  # noqa: E402
+from mjcam.scoring.notation import format_tiles  # noqa: E402
+from mjcam.scoring.tiles import CODES  # noqa: E402
 
 
 def random_hands(n: int, seed: int) -> list[tuple[list[int], int]]:

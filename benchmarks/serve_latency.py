@@ -68,7 +68,7 @@ def main(argv=None) -> None:
         finally:
             proc.kill()
             proc.wait()
-        from vision.pipeline import Recognizer
+        from mjcam.vision.pipeline import Recognizer
 
         rec = Recognizer()
         rec(photo)

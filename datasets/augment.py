@@ -8,7 +8,7 @@ import math
 import cv2
 import numpy as np
 
-from vision.preprocess import INPUT_SIZE, letterbox, upright
+from mjcam.vision.preprocess import INPUT_SIZE, letterbox, upright
 
 
 def _rotation(rng: np.random.Generator) -> float:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.labels import CLASS_INDEX, NOT_A_TILE
+from mjcam.vision.labels import CLASS_INDEX, NOT_A_TILE
 
 from .readers import LabelledBox, LabelledImage
 

@@ -3,6 +3,8 @@ with a CSV of labels. Both take any path and give plain records with CONTRACT ti
 
 >>> yolo_name_to_code("sc3"), yolo_name_to_code("hdg"), yolo_name_to_code("bf4")
 ('3m', 'Gd', 'F4')
+>>> [yolo_name_to_code(n) for n in ("c7", "d2", "b9", "ww", "dr", "f3", "f3-s", "s4-s")]
+['7m', '2p', '9s', 'W', 'Rd', 'F3', 'F3', 'S4']
 >>> camerash_name_to_code("honors-red"), camerash_name_to_code("bonus-chrysanthemum")
 ('Rd', 'F3')
 """
@@ -19,6 +21,9 @@ IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
 
 _YOLO_SUIT = {"sc": "m", "sd": "p", "sb": "s"}
 _YOLO_HONOUR = {"hwe": "E", "hws": "S", "hww": "W", "hwn": "N", "hdr": "Rd", "hdg": "Gd", "hdw": "Wd"}
+# the rethink-bonus set's names: c/d/b + number, w + wind, d + dragon, f/s + number (``-s``: pictorial)
+_SHORT_SUIT = {"c": "m", "d": "p", "b": "s"}
+_SHORT_HONOUR = {"we": "E", "ws": "S", "ww": "W", "wn": "N", "dr": "Rd", "dg": "Gd", "dw": "Wd"}
 _CAM_SUIT = {"characters": "m", "dots": "p", "bamboo": "s"}
 _CAM_HONOUR = {"east": "E", "south": "S", "west": "W", "north": "N", "red": "Rd", "green": "Gd", "white": "Wd"}
 _CAM_BONUS = {"plum": "F1", "orchid": "F2", "chrysanthemum": "F3", "bamboo": "F4",
@@ -33,13 +38,20 @@ class DatasetError(ValueError):
 
 
 def yolo_name_to_code(name: str) -> str:
-    """Map the Roboflow HK set's class names (sc1, sd9, sb5, hwe, hdr, bf1, bs4) to tile codes."""
+    """Map the Roboflow HK set's class names (sc1, sd9, sb5, hwe, hdr, bf1, bs4) and the
+    rethink-bonus set's (c1, d9, b5, we, dr, f1, f1-s, s4) to tile codes."""
     if name[:2] in _YOLO_SUIT and name[2:].isdigit():
         return name[2:] + _YOLO_SUIT[name[:2]]
     if name in _YOLO_HONOUR:
         return _YOLO_HONOUR[name]
     if re.fullmatch(r"b[fs][1-4]", name):
         return ("F" if name[1] == "f" else "S") + name[2]
+    if re.fullmatch(r"[cdb][1-9]", name):
+        return name[1] + _SHORT_SUIT[name[0]]
+    if name in _SHORT_HONOUR:
+        return _SHORT_HONOUR[name]
+    if re.fullmatch(r"[fs][1-4](-s)?", name):
+        return name[0].upper() + name[1]
     raise DatasetError(f"unknown class name {name!r}")
 
 

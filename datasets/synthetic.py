@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from scoring.tiles import FLOWERS, SEASONS
-from vision.labels import BACK, CLASS_INDEX
+from mjcam.scoring.tiles import FLOWERS, SEASONS
+from mjcam.vision.labels import BACK, CLASS_INDEX
 
 from .crops import CONTEXT, CropSet, context_crop, pack
 

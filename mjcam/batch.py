@@ -77,9 +77,9 @@ class Options:
 
 def process(path: str, digest: str | None, options: Options) -> dict:
     """One photo's record (never raises for a bad photo: the error is the record)."""
-    from scoring import score
-    from vision.io import ImageError
-    from vision.pipeline import default_recognizer
+    from mjcam.scoring import score
+    from mjcam.vision.io import ImageError
+    from mjcam.vision.pipeline import default_recognizer
 
     base = {"path": path, "hash": digest}
     try:
@@ -360,9 +360,9 @@ def _thumbnail(record: dict, width: int = 560) -> str | None:
     """The annotated photo as a data: URL, or None when it can no longer be read."""
     import cv2
 
-    from vision.annotate import annotate
-    from vision.io import ImageError, load_photo
-    from vision.pipeline import Recognition
+    from mjcam.vision.annotate import annotate
+    from mjcam.vision.io import ImageError, load_photo
+    from mjcam.vision.pipeline import Recognition
 
     try:
         image, _ = load_photo(record["path"], max_side=max(width, 800))
@@ -378,7 +378,7 @@ def _thumbnail(record: dict, width: int = 560) -> str | None:
 
 def write_review(out: str, review: str) -> int:
     """A self-contained HTML page of every recorded photo that needs a person. Returns how many."""
-    from vision.pipeline import Recognition
+    from mjcam.vision.pipeline import Recognition
 
     output = open_output(out)
     try:

@@ -8,13 +8,13 @@ import json
 import sys
 import unicodedata
 
-from scoring import (PATTERNS, PRESET_IDS, ConfigError, ContextError, NotationError, ScoreResult,
+from mjcam.scoring import (PATTERNS, PRESET_IDS, ConfigError, ContextError, NotationError, ScoreResult,
                      format_hand, load_preset, parse_hand, score, waits)
-from scoring.engine import resolve_preset
-from scoring.notation import format_tiles
-from scoring.payments import SCHEMES
-from scoring.tables import TABLES
-from scoring.tiles import SEATS
+from mjcam.scoring.engine import resolve_preset
+from mjcam.scoring.notation import format_tiles
+from mjcam.scoring.payments import SCHEMES
+from mjcam.scoring.tables import TABLES
+from mjcam.scoring.tiles import SEATS
 
 SEAT_NAMES = {"E": "East", "S": "South", "W": "West", "N": "North"}
 
@@ -242,9 +242,9 @@ def cmd_rules(a: argparse.Namespace) -> int:
 
 
 def cmd_classify(a: argparse.Namespace) -> int:
-    from vision.classify import ModelError
-    from vision.io import ImageError, load_image
-    from vision.pipeline import default_recognizer
+    from mjcam.vision.classify import ModelError
+    from mjcam.vision.io import ImageError, load_image
+    from mjcam.vision.pipeline import default_recognizer
 
     rec = default_recognizer()
     results, failed = [], 0
@@ -279,9 +279,9 @@ THOROUGH_HELP = ("also look for tiles with OpenCV where the detector found none 
 
 def _read_photo(path: str, annotate: str | None, thorough: bool = False):
     """(image, recognition) of one photo; the annotated picture written when asked."""
-    from vision.annotate import save_annotated
-    from vision.classify import ModelError
-    from vision.pipeline import default_recognizer
+    from mjcam.vision.annotate import save_annotated
+    from mjcam.vision.classify import ModelError
+    from mjcam.vision.pipeline import default_recognizer
 
     rec = default_recognizer(thorough)
     try:
@@ -316,7 +316,7 @@ def _describe(rec, out) -> None:
 
 
 def cmd_recognize(a: argparse.Namespace) -> int:
-    from vision.io import ImageError
+    from mjcam.vision.io import ImageError
 
     results, failed = [], 0
     many = len(a.photos) > 1
@@ -370,7 +370,7 @@ def _confirm(rec, a: argparse.Namespace, out) -> str:
 
 
 def cmd_photo(a: argparse.Namespace) -> int:
-    from vision.io import ImageError
+    from mjcam.vision.io import ImageError
 
     out = sys.stderr if a.json else sys.stdout
     try:
@@ -437,7 +437,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
 
         from mjcam.web.app import create_app
     except ImportError:
-        raise UsageError("mjcam serve needs the web extra: pip install 'mjcam[serve]'") from None
+        raise UsageError("mjcam serve needs Starlette and uvicorn, which mjcam installs: pip install starlette uvicorn") from None
     db = os.path.abspath(os.path.expanduser(a.db))
     if not os.path.isdir(os.path.dirname(db)):
         os.makedirs(os.path.dirname(db), exist_ok=True)

@@ -25,9 +25,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-from scoring import ConfigError, ContextError, NotationError, PRESET_IDS, score
-from scoring.engine import resolve_preset
-from scoring.tiles import SEATS
+from mjcam.scoring import ConfigError, ContextError, NotationError, PRESET_IDS, score
+from mjcam.scoring.engine import resolve_preset
+from mjcam.scoring.tiles import SEATS
 
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_games_hands_photos", """

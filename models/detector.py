@@ -35,7 +35,7 @@ from datasets.augment import cast_light, photometric
 from datasets.readers import held_out_sources, read_yolo
 from datasets.synthetic import VERSION as SYNTHETIC_VERSION
 from models.onnx_io import export_with_metadata, load_weights, weights_from_onnx
-from vision.locate import decode
+from mjcam.vision.locate import decode
 
 STRIDE = 4
 SIDE = 384
@@ -183,7 +183,7 @@ def synthetic_hands(n: int, seed: int, white_dragons: float = 0.0) -> list[tuple
     """Rendered hands (a row with melds apart) pasted on a larger table, with their boxes;
     ``white_dragons``: the share of pungs and kongs made of white dragons (else any tile)."""
     from datasets.synthetic import render_hand, table_background
-    from scoring.tiles import CODES
+    from mjcam.scoring.tiles import CODES
 
     rng = np.random.default_rng(seed)
     suits = [c for c in CODES if c[-1] in "mps"]
@@ -279,7 +279,7 @@ THRESHOLDS = (0.1, 0.15, 0.2, 0.3, 0.4)  # heat thresholds tried on the held-out
 
 @torch.no_grad()
 def evaluate(model: DetNet, items, side: int = SIDE, thresholds=THRESHOLDS) -> dict:
-    from vision.locate import letterbox_photo, suppress
+    from mjcam.vision.locate import letterbox_photo, suppress
 
     model.eval()
     tot = {t: [0, 0, 0] for t in thresholds}  # hits, predictions, truths

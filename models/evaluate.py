@@ -29,8 +29,8 @@ from collections import Counter
 
 from datasets.crops import load_oriented, load_rgb
 from datasets.readers import held_out_sources, mended, read_crop_csv, read_yolo, roboflow_subset
-from scoring.tiles import FLOWERS, SEASONS
-from vision.classify import QUICK_SURE, TURN_BELOW, TileClassifier, quick_choice
+from mjcam.scoring.tiles import FLOWERS, SEASONS
+from mjcam.vision.classify import QUICK_SURE, TURN_BELOW, TileClassifier, quick_choice
 
 
 def as_read(recogniser, img, boxes):
@@ -40,8 +40,8 @@ def as_read(recogniser, img, boxes):
     factor its own reading chose, the boxes with it, and a colour cast turned back where the
     recogniser balances (:func:`vision.light.balanced`, judged from its detector's boxes); any
     other photo as it is."""
-    from vision.light import balanced, brightened
-    from vision.pipeline import squeezed, stretches
+    from mjcam.vision.light import balanced, brightened
+    from mjcam.vision.pipeline import squeezed, stretches
 
     shown = brightened(img)[0] if recogniser.brighten else img
     if stretches(shown)[0]:
@@ -61,7 +61,7 @@ def evaluate_valid(clf: TileClassifier, data: str, recognised: bool = False, men
         recs = mended(recs)
     rows = []  # (subset, kind, truth, predicted, confidence)
     if recognised:
-        from vision.pipeline import Recognizer
+        from mjcam.vision.pipeline import Recognizer
 
         recogniser = Recognizer(classifier=clf)
     for rec in recs:

@@ -39,7 +39,7 @@ from datasets.augment import view
 from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, load_rgb
 from datasets.readers import LabelledImage, read_crop_csv, read_yolo, roboflow_subset
 from datasets.synthetic import single_tiles
-from vision.preprocess import prepare, to_tensor
+from mjcam.vision.preprocess import prepare, to_tensor
 
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
@@ -160,7 +160,7 @@ def handed_crops(recs: list[LabelledImage], work: str) -> CropSet:
     key = os.path.join(work, f"handed-train-{len(recs)}.npz")
     if os.path.exists(key):
         return CropSet.load(key)
-    from vision.labels import CLASSES
+    from mjcam.vision.labels import CLASSES
 
     parts = []
     for r in recs:  # one copy at a time: each crop is tagged with its copy's file name

@@ -38,7 +38,7 @@ from datasets.augment import photometric
 from datasets.readers import held_out_sources, read_yolo
 from models.detector import load_photos
 from models.onnx_io import export_with_metadata, load_weights, weights_from_onnx
-from vision.locate import refine_window, window_input
+from mjcam.vision.locate import refine_window, window_input
 
 WINDOW = 64
 BLUR_SIGMA = (0.5, 2.5)  # --blur: the Gaussian's sigma in window pixels
@@ -205,7 +205,7 @@ def main(argv=None) -> None:
     hold_items = load_photos([r for r in recs if r.source in held], turned_sizes=True)
     extra, hold_extra = [], []
     if args.proposals:
-        from vision.locate import LearnedProposer
+        from mjcam.vision.locate import LearnedProposer
 
         cache = os.path.join(args.work, f"proposals-{args.seed}-{args.holdout}.json")
         if os.path.exists(cache):

@@ -26,9 +26,9 @@ from datasets.crops import (CONTEXT, CropSet, crops_from_photos, crops_from_tile
 from datasets.readers import held_out_sources, read_crop_csv, read_yolo
 from datasets import synthetic
 from datasets.synthetic import single_tiles
-from scoring.tiles import CODES, FLOWERS, SEASONS
-from vision.labels import CLASSES
-from vision.preprocess import INPUT_SIZE, prepare, to_tensor
+from mjcam.scoring.tiles import CODES, FLOWERS, SEASONS
+from mjcam.vision.labels import CLASSES
+from mjcam.vision.preprocess import INPUT_SIZE, prepare, to_tensor
 
 from .net import TileNet
 from .onnx_io import export_with_metadata, load_weights, weights_from_onnx
@@ -116,7 +116,7 @@ def holdout_batches(recs, limit_per_source: int | None = 1, mirrored: frozenset[
     (mirrored copies flipped back, so the epoch is chosen on tiles the right way round). At most
     ``limit_per_source`` copies of a source photo (all when None); only tiles whose code is in
     ``codes``, when given."""
-    from vision.labels import CLASS_INDEX
+    from mjcam.vision.labels import CLASS_INDEX
     seen: dict[str, int] = {}
     xs, ys = [], []
     for r in recs:

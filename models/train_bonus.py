@@ -30,10 +30,10 @@ from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images
 from datasets.readers import held_out_sources, read_crop_csv, read_yolo
 from datasets import synthetic
 from datasets.synthetic import single_tiles
-from scoring.tiles import CODES, FLOWERS, SEASONS
-from vision.classify import OTHER  # the ninth output of a reader trained with --other, as inference reads it
-from vision.labels import CLASS_INDEX
-from vision.preprocess import to_tensor
+from mjcam.scoring.tiles import CODES, FLOWERS, SEASONS
+from mjcam.vision.classify import OTHER  # the ninth output of a reader trained with --other, as inference reads it
+from mjcam.vision.labels import CLASS_INDEX
+from mjcam.vision.preprocess import to_tensor
 
 from .net import TileNet
 from .train import MEAN, STD, Views, _cached, export_onnx, fit, holdout_batches, initial_weights

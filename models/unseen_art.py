@@ -34,8 +34,8 @@ import numpy as np
 from datasets.gnome_faces import gnome_faces
 from datasets.synthetic import ART_CACHE, _body, _paste, art_face, kde_sets, table_background
 from datasets.xmahjongg_tiles import xmahjongg_tiles
-from scoring.tiles import CODES, FLOWERS, SEASONS
-from vision.classify import TileClassifier, quick_choice
+from mjcam.scoring.tiles import CODES, FLOWERS, SEASONS
+from mjcam.vision.classify import TileClassifier, quick_choice
 
 BONUS = FLOWERS + SEASONS
 JADE_FACE = (40, 130, 90)

@@ -39,8 +39,8 @@ from datasets.augment import photometric
 from datasets.crops import CropSet, crops_from_photos, load_rgb
 from datasets.readers import held_out_sources, read_yolo, roboflow_subset
 from datasets.synthetic import single_tiles
-from scoring.tiles import CODES
-from vision.preprocess import INPUT_SIZE, letterbox, prepare, to_tensor, upright
+from mjcam.scoring.tiles import CODES
+from mjcam.vision.preprocess import INPUT_SIZE, letterbox, prepare, to_tensor, upright
 
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
@@ -119,7 +119,7 @@ def check(data: str, photos: str) -> None:
     which way up each decided reading says the photo was taken, and whether its turns agree."""
     from collections import Counter
 
-    from vision.pipeline import default_recognizer
+    from mjcam.vision.pipeline import default_recognizer
 
     rf = os.path.join(data, "roboflow-hk-chinese")
     if photos == "held-out":

@@ -1,6 +1,6 @@
 """mjcam's scoring engine: Hong Kong mahjong hands under five rule presets. Pure Python.
 
->>> from scoring import score
+>>> from mjcam.scoring import score
 >>> result = score("[RdRdRd] [123s] [999s] 45s NN +6s", rules="hk-old-style", discarder="W", seat="S")
 >>> result.fan, result.points, result.payments["S"]
 (5, 16, 64)

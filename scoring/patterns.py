@@ -5,9 +5,9 @@ the pattern is present (0 when absent; most patterns are 0 or 1, a few such as d
 count each occurrence). What a pattern is worth, what it suppresses and whether it is a limit
 hand is not decided here but by the rule preset (``scoring.presets``).
 
->>> from scoring.notation import parse_hand
->>> from scoring.decompose import arrangements
->>> from scoring.context import WinContext
+>>> from mjcam.scoring.notation import parse_hand
+>>> from mjcam.scoring.decompose import arrangements
+>>> from mjcam.scoring.context import WinContext
 >>> h = parse_hand("[RdRdRd] 123s 45s 999s NN +6s")
 >>> f = Features(h, arrangements(h, True)[0], WinContext(), {})
 >>> [int(PATTERNS[p].fn(f)) for p in ("half_flush", "dragon_pung", "full_flush")]

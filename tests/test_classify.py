@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from mjcam.cli import main
-from scoring.tiles import FLOWERS, SEASONS
-from vision.classify import (BONUS_MIN_MASS, BONUS_MODEL, DEFAULT_MODEL, QUICK_MODEL, ModelError, TileClassifier,
+from mjcam.scoring.tiles import FLOWERS, SEASONS
+from mjcam.vision.classify import (BONUS_MIN_MASS, BONUS_MODEL, DEFAULT_MODEL, QUICK_MODEL, ModelError, TileClassifier,
                              default_classifier)
-from vision.io import ImageError, load_image
-from vision.labels import CLASSES
+from mjcam.vision.io import ImageError, load_image
+from mjcam.vision.labels import CLASSES
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 CROPS = sorted(glob.glob(os.path.join(FIXTURES, "crops", "*.png")))
@@ -147,7 +147,7 @@ def test_the_quick_first_look_reads_the_sample_crops_as_all_networks_do():
     assert alone.any()  # the quick network does answer some crops alone
 
 def test_sessions_take_two_threads_unless_told(monkeypatch):
-    from vision.session import default_threads
+    from mjcam.vision.session import default_threads
 
     monkeypatch.delenv("MJCAM_THREADS", raising=False)
     assert default_threads() == min(2, os.cpu_count() or 1)
@@ -282,7 +282,7 @@ def _framed(photo: str, box, k: float = 3.0) -> tuple[np.ndarray, tuple[int, int
 
 
 def test_a_tile_framed_loosely_is_found_and_read_from_its_own_box():
-    from vision.pipeline import default_recognizer
+    from mjcam.vision.pipeline import default_recognizer
 
     labels = json.load(open(os.path.join(SAMPLES, "labels.json")))["hand-honours.jpg"]
     rec = default_recognizer()
@@ -301,7 +301,7 @@ def test_a_tile_framed_loosely_is_found_and_read_from_its_own_box():
 
 
 def test_a_tight_crop_is_still_read_as_a_whole():
-    from vision.pipeline import default_recognizer
+    from mjcam.vision.pipeline import default_recognizer
 
     rec = default_recognizer()
     got = [(os.path.basename(p)[:-4], *rec.read_one(load_image(p))) for p in CROPS]
@@ -331,7 +331,7 @@ def test_a_tile_stretched_out_of_shape_is_read_drawn_back_to_a_tiles_shape(wide,
     sample tiles read right, against a few as the sliver it is."""
     import cv2
 
-    import vision.classify as vc
+    import mjcam.vision.classify as vc
 
     clf = TileClassifier()
 

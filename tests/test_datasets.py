@@ -14,9 +14,9 @@ from datasets.readers import (VALID_MENDS, DatasetError, LabelledBox, LabelledIm
                               held_out_sources, mended, read_crop_csv, read_mends, read_yolo, roboflow_subset,
                               source_of, yolo_name_to_code)
 from datasets.synthetic import available_fonts, codepoint, render_hand, single_tiles, tile_face
-from scoring.tiles import CODES
-from vision.labels import CLASS_INDEX, CLASSES, NOT_A_TILE
-from vision.preprocess import INPUT_SIZE, letterbox, prepare, upright
+from mjcam.scoring.tiles import CODES
+from mjcam.vision.labels import CLASS_INDEX, CLASSES, NOT_A_TILE
+from mjcam.vision.preprocess import INPUT_SIZE, letterbox, prepare, upright
 
 NAMES = "['sc1', 'sd2', 'hdr', 'bf3']"
 
@@ -241,30 +241,6 @@ def test_glyph_bonus_faces_carry_their_own_name_character():
         assert np.array_equal(face, glyph_bonus_face(code, np.random.default_rng(7), font, 120))  # seeded
     cs = single_tiles(["F2", "S3"], per_code=3, seed=2, glyphs=1.0)
     assert [CLASSES[i] for i in cs.labels] == ["F2"] * 3 + ["S3"] * 3
-
-
-@needs_font
-@needs_cjk
-def test_brushed_names_stay_their_character():
-    from datasets.bonus_glyphs import NAMES, _glyph_mask, brushed, glyph_bonus_face
-
-    font = cjk_fonts()[0]
-    masks = {c: _glyph_mask(NAMES[c], font, 64) for c in ("S3", "S4", "F1")}
-    rng = np.random.default_rng(5)
-    for code, m in masks.items():
-        b = brushed(m, rng)
-        assert b.max() > 0.5 and 0.7 < b.shape[0] / m.shape[0] < 1.4  # inked, about the size it was
-        flat = {c: cv2.resize(x, (32, 32)).ravel() for c, x in masks.items()}
-        mine = cv2.resize(b, (32, 32)).ravel()
-        # bent, yet still nearer its own character than the others
-        assert not np.array_equal(cv2.resize(m, (32, 32)).ravel(), mine)
-        assert min(flat, key=lambda c: np.abs(flat[c] - mine).mean()) == code
-    # brush is off unless asked for, and changes the face when on
-    plain = glyph_bonus_face("S3", np.random.default_rng(7), font, 120)
-    assert np.array_equal(plain, glyph_bonus_face("S3", np.random.default_rng(7), font, 120, brush=False))
-    assert not np.array_equal(plain, glyph_bonus_face("S3", np.random.default_rng(7), font, 120, brush=True))
-    cs = single_tiles(["S1"], per_code=2, seed=2, glyphs=1.0, brush=True)
-    assert [CLASSES[i] for i in cs.labels] == ["S1", "S1"]
 
 
 @needs_font
@@ -547,7 +523,7 @@ def test_unseen_whole_tiles_are_pasted_with_their_box_a_quarter_lying_sideways()
 
 def test_unseen_tile_sets_come_whole_when_installed():
     from models.unseen_art import unseen_faces
-    from scoring.tiles import CODES
+    from mjcam.scoring.tiles import CODES
 
     faces = unseen_faces(codes=CODES)
     if not faces:

@@ -9,7 +9,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from models.ensemble import join  # noqa: E402
-from vision.classify import TileClassifier  # noqa: E402
+from mjcam.vision.classify import TileClassifier  # noqa: E402
 
 
 def tiny(path, weights, classes=("a", "b", "c"), size=4, mean=(0.5, 0.5, 0.5)):
@@ -107,7 +107,7 @@ def test_a_network_is_cut_out_as_a_classifier_of_its_own(tmp_path):
 
 
 def test_the_quick_network_keeps_only_the_readings_it_is_sure_of(tmp_path):
-    from vision.session import ModelError
+    from mjcam.vision.session import ModelError
 
     rng = np.random.default_rng(7)
     full_path = tiny(tmp_path / "full.onnx", rng.normal(0, 0.02, (48, 3)))

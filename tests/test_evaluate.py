@@ -46,7 +46,7 @@ def test_a_stretched_photo_is_squeezed_back_as_the_recogniser_chose_boxes_and_al
 
 
 def test_a_dim_photo_is_brightened_as_the_recogniser_brightens_it():
-    from vision.light import BRIGHT_TO, brightness
+    from mjcam.vision.light import BRIGHT_TO, brightness
 
     rng = np.random.default_rng(2)
     dim = (rng.random((120, 160, 3)) * 100).astype(np.uint8)
@@ -57,7 +57,7 @@ def test_a_dim_photo_is_brightened_as_the_recogniser_brightens_it():
 
 
 def test_a_colour_cast_is_turned_back_as_the_recogniser_turns_it_back():
-    from vision.light import FACE
+    from mjcam.vision.light import FACE
 
     photo = np.full((60, 90, 3), (40, 90, 30), np.uint8)
     tiles = [(5 + 25 * k, 10, 25 + 25 * k, 40) for k in range(3)]

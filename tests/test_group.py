@@ -5,8 +5,8 @@ import math
 import pytest
 
 from datasets.synthetic import available_fonts, render_hand
-from scoring import parse_hand
-from vision.group import ALT_MIN, MeldGrouper, TileObs, reading_order
+from mjcam.scoring import parse_hand
+from mjcam.vision.group import ALT_MIN, MeldGrouper, TileObs, reading_order
 
 
 def row(codes, y=100, x=10, w=30, h=40, gaps=(), sideways=(), backs=()):
@@ -161,7 +161,7 @@ def test_grouping_recovers_rendered_layouts(seed):
 
 
 def test_stray_tiles_behind_the_hand_are_kept_apart():
-    from vision.group import hand_and_strays
+    from mjcam.vision.group import hand_and_strays
 
     row = [TileObs((10 + 30 * i, 200, 38 + 30 * i, 240), "1m") for i in range(14)]
     bonus = [TileObs((470, 250, 498, 290), "F1")]  # a little below the line: still the hand

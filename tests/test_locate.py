@@ -6,8 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from vision.classify import ModelError
-from vision.locate import (DEFAULT_DETECTOR, BoxRefiner, ContourProposer, LearnedProposer, decode, fit,
+from mjcam.vision.classify import ModelError
+from mjcam.vision.locate import (DEFAULT_DETECTOR, BoxRefiner, ContourProposer, LearnedProposer, decode, fit,
                            letterbox_photo, refine_window, suppress)
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
@@ -70,7 +70,7 @@ def test_learned_proposer_metadata_and_lazy_session():
 def test_learned_proposer_missing_or_wrong_model(tmp_path):
     with pytest.raises(ModelError, match="not found"):
         LearnedProposer(str(tmp_path / "none.onnx")).session
-    from vision.classify import DEFAULT_MODEL
+    from mjcam.vision.classify import DEFAULT_MODEL
 
     with pytest.raises(ModelError, match="no tile detector metadata"):
         LearnedProposer(DEFAULT_MODEL).session
@@ -99,7 +99,7 @@ def test_contour_proposer_finds_light_faces_and_splits_touching_ones():
 
 
 def test_learned_proposer_on_a_sample_photo_finds_its_tiles():
-    from vision.io import load_photo
+    from mjcam.vision.io import load_photo
 
     sample = os.path.join(os.path.dirname(__file__), "..", "samples", "hand-honours.jpg")
     image, _ = load_photo(sample, 1600)
@@ -110,7 +110,7 @@ def test_learned_proposer_on_a_sample_photo_finds_its_tiles():
 
 def test_looks_at_two_scales_agree_in_photo_pixels_and_are_pooled():
     from datasets.crops import iou
-    from vision.io import load_photo
+    from mjcam.vision.io import load_photo
 
     sample = os.path.join(os.path.dirname(__file__), "..", "samples", "hand-honours.jpg")
     image, _ = load_photo(sample, 1600)
@@ -152,7 +152,7 @@ def _best_ious(found, truth):
 
 @pytest.mark.parametrize("name", ["hand-honours.jpg", "hand-pungs.jpg", "hand-bonus.jpg"])
 def test_box_refiner_brings_the_detectors_boxes_onto_the_labelled_tiles(name):
-    from vision.io import load_photo
+    from mjcam.vision.io import load_photo
 
     image, _ = load_photo(os.path.join(SAMPLES, name), 1600)  # the samples are 640 x 640: no scaling
     truth = _labelled(name)

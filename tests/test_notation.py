@@ -2,8 +2,8 @@
 
 import pytest
 
-from scoring import NotationError, format_hand, parse_hand
-from scoring.tiles import index
+from mjcam.scoring import NotationError, format_hand, parse_hand
+from mjcam.scoring.tiles import index
 
 
 def test_contract_example_parses():

@@ -3,10 +3,10 @@ and under every preset that scores the pattern (with the preset's value)."""
 
 import pytest
 
-from scoring import PATTERNS, PRESET_IDS, load_preset, parse_hand, score
-from scoring.context import WinContext
-from scoring.decompose import arrangements
-from scoring.patterns import Features
+from mjcam.scoring import PATTERNS, PRESET_IDS, load_preset, parse_hand, score
+from mjcam.scoring.context import WinContext
+from mjcam.scoring.decompose import arrangements
+from mjcam.scoring.patterns import Features
 
 BASE = "123m 456m 789p 234s 5s +5s"          # all chows, pair of 5s, won on the pair
 TWO_SIDED = "123m 456m 789p 23s 55s +4s"     # the same shape won two-sided

@@ -5,11 +5,11 @@ import random
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from scoring import PRESET_IDS, NotationError, format_hand, load_preset, parse_hand, score
-from scoring.context import WinContext
-from scoring.decompose import arrangements
-from scoring.engine import _evaluate, _key
-from scoring.tiles import CODES, SEATS
+from mjcam.scoring import PRESET_IDS, NotationError, format_hand, load_preset, parse_hand, score
+from mjcam.scoring.context import WinContext
+from mjcam.scoring.decompose import arrangements
+from mjcam.scoring.engine import _evaluate, _key
+from mjcam.scoring.tiles import CODES, SEATS
 
 SET = st.one_of(
     st.tuples(st.just("chow"), st.integers(0, 2), st.integers(0, 6)),
@@ -117,7 +117,7 @@ def test_shuffling_the_concealed_tiles_changes_nothing(text, sit, rid, seed):
     tokens = [CODES[t] for t in h.concealed]
     tokens.remove(CODES[h.winning])
     random.Random(seed).shuffle(tokens)
-    from scoring.notation import format_meld
+    from mjcam.scoring.notation import format_meld
     shuffled = " ".join([format_meld(m) for m in h.melds] + tokens + [CODES[b] for b in h.bonus]
                         + ["+" + CODES[h.winning]])
     a = score(text, rid, **sit).to_json()

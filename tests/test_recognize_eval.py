@@ -219,7 +219,7 @@ def test_strips_cut_columns_too_and_stretch_them_across(tmp_path):
 def test_unseen_set_hands_are_whole_hands_in_a_photo_frame(tmp_path):
     from datasets.xmahjongg_tiles import xmahjongg_tiles
     from recognize_eval import unseen_set_hands
-    from scoring.tiles import CODES
+    from mjcam.scoring.tiles import CODES
 
     if "real" not in xmahjongg_tiles():
         pytest.skip("xmahjongg's tile pictures are not installed (apt-get install xmahjongg)")

@@ -2,9 +2,9 @@
 
 import pytest
 
-from scoring import ConfigError, ContextError, NotationError, load_preset, parse_hand, score, waits
-from scoring.decompose import Group
-from scoring.tables import points
+from mjcam.scoring import ConfigError, ContextError, NotationError, load_preset, parse_hand, score, waits
+from mjcam.scoring.decompose import Group
+from mjcam.scoring.tables import points
 
 BASE = "123m 456m 789p 234s 5s +5s"
 
@@ -33,7 +33,7 @@ def test_bad_overrides_are_named(overrides, words):
 
 
 def test_config_path_that_is_a_folder(tmp_path):
-    from scoring.rules import read_config
+    from mjcam.scoring.rules import read_config
     with pytest.raises(ConfigError, match="cannot read config file"):
         read_config(str(tmp_path))
 

@@ -182,7 +182,7 @@ def test_ledger_migrations_are_named_and_applied_once(tmp_path):
 
 
 def test_history_keeps_what_was_recorded_when_rules_change(tmp_path, monkeypatch):
-    from scoring import presets, rules
+    from mjcam.scoring import presets, rules
 
     path = str(tmp_path / "l.sqlite")
     led = Ledger(path)

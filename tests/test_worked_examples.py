@@ -2,9 +2,9 @@
 
 import pytest
 
-from scoring import score
-from scoring.payments import settle
-from scoring.tables import points
+from mjcam.scoring import score
+from mjcam.scoring.payments import settle
+from mjcam.scoring.tables import points
 
 
 def ids(result):

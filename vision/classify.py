@@ -13,15 +13,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mjcam.models import registry
+
 from .preprocess import TILE_SHAPES, out_of_shape, prepare, to_tensor
 from .session import ModelError, OnnxStage
 
-_MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
-DEFAULT_MODEL = os.path.join(_MODELS, "tile_classifier.onnx")
-BONUS_MODEL = os.path.join(_MODELS, "bonus_reader.onnx")
+DEFAULT_MODEL = registry.path("classifier")
+BONUS_MODEL = registry.path("bonus-reader")
 # one network of the classifier file alone (models.ensemble --extract): it reads every crop first,
 # and only the crops it is not sure of go to all the networks (MODEL_CARD.md, "A first look")
-QUICK_MODEL = os.path.join(_MODELS, "tile_classifier_quick.onnx")
+QUICK_MODEL = registry.path("classifier-quick")
 LOW_CONFIDENCE = 0.80  # below this a tile goes to a person to confirm
 BONUS_MIN_MASS = 0.2  # the bonus reader looks again at a tile the classifier gives this much bonus probability
 OTHER = "other"  # a bonus reader's output for "no flower or season" (readers trained with --other have it)

@@ -25,9 +25,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from scoring.decompose import arrangements
-from scoring.notation import Hand, Meld, NotationError, format_hand, meld_kind
-from scoring.tiles import INDEX
+from mjcam.scoring.decompose import arrangements
+from mjcam.scoring.notation import Hand, Meld, NotationError, format_hand, meld_kind
+from mjcam.scoring.tiles import INDEX
 
 LOW_CONFIDENCE = 0.80
 GAP = 0.25  # a step between tile centres this much longer than usual separates two runs
@@ -374,7 +374,7 @@ class MeldGrouper:
 
     @staticmethod
     def _wins(text: str) -> bool:
-        from scoring.notation import parse_hand
+        from mjcam.scoring.notation import parse_hand
 
         try:
             h = parse_hand(text)

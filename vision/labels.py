@@ -1,6 +1,6 @@
 """The classifier's classes: the 42 tile codes of CONTRACT.md, then 'back' and 'not-a-tile'."""
 
-from scoring.tiles import CODES
+from mjcam.scoring.tiles import CODES
 
 BACK = "back"
 NOT_A_TILE = "not-a-tile"

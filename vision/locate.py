@@ -17,17 +17,17 @@ prunes what is left.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from mjcam.models import registry
+
 from .preprocess import shrink, to_tensor
 from .session import ModelError, OnnxStage
 
-DEFAULT_DETECTOR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models",
-                                "tile_detector.onnx")
+DEFAULT_DETECTOR = registry.path("detector")
 WORK_SIDE = 1600  # photos are located on a copy whose long side is at most this
 
 
@@ -229,7 +229,7 @@ def window_input(win: np.ndarray, mean, std) -> np.ndarray:
     return to_tensor(win[None], mean, std)[0]
 
 
-DEFAULT_REFINER = os.path.join(os.path.dirname(DEFAULT_DETECTOR), "box_refiner.onnx")
+DEFAULT_REFINER = registry.path("box-refiner")
 
 
 class BoxRefiner(OnnxStage):

