@@ -110,17 +110,21 @@ class _Eval:
 def _evaluate(hand: Hand, arr: Arrangement, ctx: WinContext, preset: RulePreset) -> _Eval:
     f = Features(hand, arr, ctx, preset.settings)
     matched: dict[str, int] = {}
+    shape = arr.shape
     for pid, fn in preset.predicates:
-        n = fn(f)
-        if n:
-            matched[pid] = int(n)
+        if shape in PATTERNS[pid].shapes:
+            n = fn(f)
+            if n:
+                matched[pid] = int(n)
     suppressed: list[tuple[str, str]] = []
-    for pid in list(matched):
-        for victim in preset.suppresses.get(pid, ()):
+    taken: dict[str, int] = {}
+    replaces = preset.replaces
+    for pid in matched:
+        for victim, k in replaces.get(pid, ()):
             if victim in matched:
                 suppressed.append((victim, pid))
-    gone = {s for s, _ in suppressed}
-    kept = [(pid, n) for pid, n in matched.items() if pid not in gone]
+                taken[victim] = max(taken.get(victim, 0), k or matched[victim])
+    kept = [(pid, n - taken.get(pid, 0)) for pid, n in matched.items() if n > taken.get(pid, 0)]
     values = preset.patterns
     limits = [(pid, n) for pid, n in kept if values[pid] == "limit"]
     if limits:

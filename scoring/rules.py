@@ -6,7 +6,7 @@
 >>> load_preset("hk-guide", {"colour": "red"})
 Traceback (most recent call last):
 ...
-scoring.rules.ConfigError: unknown key 'colour' (known: bonus_counts_for_min, cap, choices, dealer_doubling, limit_fan, min_fan, name, patterns, payment, settings, suppresses, table)
+scoring.rules.ConfigError: unknown key 'colour' (known: bonus_counts_for_min, cap, choices, dealer_doubling, limit_fan, min_fan, name, patterns, payment, settings, stacks, suppresses, table)
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
-from .patterns import PATTERNS
+from .patterns import PATTERNS, implied
 from .payments import SCHEMES
 from .presets import DEFAULT_SETTINGS, PRESET_DATA, SETTING_CHOICES
 from .tables import TABLES
@@ -44,6 +44,7 @@ class RulePreset:
     suppresses: dict = field(default_factory=dict)
     choices: dict = field(default_factory=dict)
     optional: tuple = ()
+    stacks: dict = field(default_factory=dict)
 
     @property
     def limit(self) -> int | None:
@@ -62,7 +63,7 @@ class RulePreset:
         import json
 
         data = [self.id, self.min_fan, self.cap, self.limit_fan, self.table, self.payment, self.dealer_doubling,
-                self.bonus_counts_for_min, self.settings, self.patterns, self.suppresses, list(self.optional)]
+                self.bonus_counts_for_min, self.settings, self.patterns, self.replaces, list(self.optional)]
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
     @cached_property
@@ -79,9 +80,66 @@ class RulePreset:
         """(pattern id, predicate) of the active patterns, for the scoring loop."""
         return tuple((pid, PATTERNS[pid].fn) for pid, _ in self._active)
 
+    def worth(self, pid: str, count: int = 1) -> float:
+        """What ``count`` instances of a pattern are worth here (a limit hand more than any number)."""
+        v = self.patterns[pid]
+        return float("inf") if v == "limit" else v * count
+
+    @cached_property
+    def relations(self) -> tuple[tuple[str, str, int, bool, str], ...]:
+        """The implied-by table of this preset: (A, B, k, replaces, why) for every pair of active
+        patterns where A implies B (k instances) or the preset names the pair.
+
+        One principle: a pattern that implies another and is worth more includes it, so the implied
+        one is not scored (k of its instances, for one counted per set); one worth no more is scored
+        on top (replacing would make it worth nothing). ``stacks`` lists implied pairs the seed
+        scores together all the same; ``suppresses`` lists pairs the seed drops although neither
+        implies the other. Limit hands replace everything that is not a limit hand (``engine``).
+
+        >>> [r for r in load_preset("hk-new-style").relations if r[0] == "semi_self_sufficient"]
+        [('semi_self_sufficient', 'wait', 1, True, 'implied, and worth more (7 > 2): included')]
+        """
+        active = self.active_ids
+        out = []
+        for a, row in implied(self.settings).items():
+            if a not in active:
+                continue
+            for b, k in row.items():
+                if b not in active:
+                    continue
+                if b in self.stacks.get(a, {}):
+                    out.append((a, b, k, False, f"implied, scored on top all the same: {self.stacks[a][b]}"))
+                elif self.worth(a) > self.worth(b, k):
+                    out.append((a, b, k, True, f"implied, and worth more ({_fmt(self.worth(a))} > "
+                                               f"{_fmt(self.worth(b, k))}): included"))
+                else:
+                    out.append((a, b, k, False, f"implied, but worth no more ({_fmt(self.worth(a))} <= "
+                                                f"{_fmt(self.worth(b, k))}): scored on top"))
+        for a, victims in self.suppresses.items():
+            if a not in active:
+                continue
+            for b in victims:
+                if b in active and not any(r[0] == a and r[1] == b for r in out):
+                    why = self.choices.get(f"suppresses.{a}", "named by the preset")
+                    out.append((a, b, 0, True, f"not implied, dropped all the same: {why}"))
+        return tuple(out)
+
+    @cached_property
+    def replaces(self) -> dict[str, tuple[tuple[str, int], ...]]:
+        """A -> ((B, k), ...): when A is scored, k instances of B are not (k = 0: all of them)."""
+        out: dict[str, list[tuple[str, int]]] = {}
+        for a, b, k, replaced, _ in self.relations:
+            if replaced:
+                out.setdefault(a, []).append((b, k))
+        return {a: tuple(v) for a, v in out.items()}
+
+
+def _fmt(x: float) -> str:
+    return "limit" if x == float("inf") else str(int(x))
+
 
 _OVERRIDABLE = ("name", "min_fan", "cap", "limit_fan", "table", "payment", "dealer_doubling",
-                "bonus_counts_for_min", "settings", "patterns", "suppresses", "choices")
+                "bonus_counts_for_min", "settings", "patterns", "suppresses", "stacks", "choices")
 
 
 def _check_int(key: str, v: Any, allow_none: bool = False) -> None:
@@ -95,7 +153,7 @@ def _apply(data: dict, overrides: dict) -> None:
     for key, value in overrides.items():
         if key not in _OVERRIDABLE:
             raise ConfigError(f"unknown key {key!r} (known: {', '.join(sorted(_OVERRIDABLE))})")
-        if key in ("settings", "patterns", "suppresses", "choices"):
+        if key in ("settings", "patterns", "suppresses", "stacks", "choices"):
             if not isinstance(value, dict):
                 raise ConfigError(f"[{key}] must be a table of values")
             for sub, v in value.items():
@@ -143,7 +201,10 @@ def _apply_sub(data: dict, key: str, sub: str, v: Any) -> None:
             data["patterns"][sub] = v
         return
     if not isinstance(v, list) or any(x not in PATTERNS for x in v):
-        raise ConfigError(f"suppresses.{sub} must be a list of pattern ids, not {v!r}")
+        raise ConfigError(f"{key}.{sub} must be a list of pattern ids, not {v!r}")
+    if key == "stacks":
+        data["stacks"][sub] = {x: "a house rule" for x in v}
+        return
     data["suppresses"][sub] = list(v)
 
 
@@ -171,6 +232,7 @@ def _build(rules: str | RulePreset, overrides: dict | None) -> RulePreset:
         data = copy.deepcopy(PRESET_DATA[rules])
         data["settings"] = {**DEFAULT_SETTINGS, **data["settings"]}
         data["optional"] = tuple(data.get("optional", ()))
+        data.setdefault("stacks", {})
     _apply(data, overrides or {})
     limit = data["cap"] if data["limit_fan"] == "cap" else data["limit_fan"]
     if limit is None and any(v == "limit" for v in data["patterns"].values()):

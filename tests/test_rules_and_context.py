@@ -40,7 +40,7 @@ def test_config_path_that_is_a_folder(tmp_path):
 
 def test_limit_patterns_need_a_limit_value():
     with pytest.raises(ConfigError, match="limit hand needs a value"):
-        load_preset("hk-new-style", {"patterns": {"all_honours": "limit"}})
+        load_preset("hk-new-style", {"limit_fan": None})
     p = load_preset("hk-new-style", {"patterns": {"all_honours": "limit"}, "limit_fan": 150})
     assert score("[EEE] [SSS] [RdRdRd] GdGdGd N +N", p, discarder="W").fan == 150
 
