@@ -101,7 +101,12 @@ def process(path: str, digest: str | None, options: Options) -> dict:
         except Exception as e:  # noqa: BLE001  (recorded, not fatal)
             record["error"] = {"kind": "score", "message": f"{type(e).__name__}: {e}"}
     record["status"] = "no-hand" if not rec.hand else "scored" if record["legal"] else "not-a-win"
-    record["needs_person"] = bool(rec.needs_confirmation) or not record["legal"]
+    # scored without a person only where no likely misreading would be paid differently (vision.trust)
+    from mjcam.vision.trust import check
+
+    verdict = check(rec, options.rules, **dict(options.house), **dict(options.situation))
+    record["check"] = [d.message for d in verdict.doubts]
+    record["needs_person"] = not verdict.auto
     return record
 
 
@@ -283,12 +288,15 @@ class Summary:
     read: int = 0
     scored: int = 0
     needs_person: int = 0
+    auto: int = 0  # scored without a person
     failed: int = 0
     duplicates: int = 0
 
     def line(self) -> str:
-        return (f"{self.found} photos: {self.skipped} already recorded, {self.read} read, {self.scored} scored, "
-                f"{self.needs_person} need a person, {self.failed} failed, {self.duplicates} duplicates")
+        share = f" ({self.auto / self.read:.0%} of those read)" if self.read else ""
+        return (f"{self.found} photos: {self.skipped} already recorded, {self.read} read, {self.auto} scored "
+                f"without a person{share}, {self.needs_person} need a person, {self.failed} failed, "
+                f"{self.duplicates} duplicates")
 
 
 def _results(jobs, options: Options, workers: int, dask: str | None):
@@ -347,6 +355,7 @@ def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: st
             summary.read += record["status"] != "error"
             summary.failed += record["status"] == "error"
             summary.scored += record["status"] == "scored"
+            summary.auto += record["status"] == "scored" and not record.get("needs_person")
             summary.needs_person += bool(record.get("needs_person")) and record["status"] != "error"
             bar.step(record)
     finally:
@@ -396,7 +405,9 @@ def write_review(out: str, review: str) -> int:
     for r in doubtful:
         thumb = _thumbnail(r)
         rec = Recognition.from_json(r)
-        why = [f"check {d}" for d in rec.doubts()]
+        # what a likely misreading would change (vision.trust), else the tiles read least surely
+        why = list(r.get("check") or []) if r["status"] == "scored" else []
+        why = why or [f"check {d}" for d in rec.doubts()]
         if r["status"] == "no-hand":
             why.append("no complete hand could be written")
         elif r["status"] == "not-a-win":

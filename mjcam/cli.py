@@ -305,11 +305,11 @@ def _annotate_path(out: str | None, photo: str, many: bool) -> str | None:
     return out
 
 
-def _describe(rec, out) -> None:
+def _describe(rec, out, doubts: bool = True) -> None:
     print(f"{rec.path}: {len(rec.tiles)} tiles  ({rec.width}x{rec.height})", file=out)
     print(f"  as laid out:   {rec.layout() or '-'}", file=out)
     print(f"  proposed hand: {rec.hand or '(none: no complete hand could be written)'}", file=out)
-    for d in rec.doubts():
+    for d in rec.doubts() if doubts else ():
         print(f"  check {d}", file=out)
     for n in rec.notes:
         print(f"  note: {n}", file=out)
@@ -369,6 +369,16 @@ def _confirm(rec, a: argparse.Namespace, out) -> str:
         return line
 
 
+def _trust(rec, ids, a: argparse.Namespace):
+    """The verdict on a reading (vision.trust) under each preset in ``ids``: sure only where sure
+    under all of them."""
+    from mjcam.vision.trust import Trust, check
+
+    verdicts = [check(rec, rid, **house_rules(a), **situation(a)) for rid in ids]
+    doubts = list({d.message: d for v in verdicts for d in v.doubts}.values())
+    return Trust(not doubts, doubts, max(v.readings for v in verdicts), verdicts[0].score)
+
+
 def cmd_photo(a: argparse.Namespace) -> int:
     from mjcam.vision.io import ImageError
 
@@ -377,14 +387,22 @@ def cmd_photo(a: argparse.Namespace) -> int:
         _, rec = _read_photo(a.photo, a.annotate, a.thorough)
     except ImageError as e:
         raise UsageError(str(e)) from None
-    _describe(rec, out)
-    hand = _confirm(rec, a, out)
+    _describe(rec, out, doubts=False)
     ids = PRESET_IDS if a.rules == "all" else (a.rules,)
+    verdict = _trust(rec, ids, a)
+    if verdict.auto:
+        print("  sure: no likely misreading of the photo changes the score", file=out)
+    for d in verdict.doubts:
+        print(f"  check {d.message}", file=out)
+    hand = _confirm(rec, a, out)
+    if a.yes and hand and not verdict.auto:
+        print("mjcam: scored as read with --yes; a person should check the tiles above", file=sys.stderr)
     results = [score(hand, rid, **house_rules(a), **situation(a)) for rid in ids]
     if a.json:
         sc = [r.to_json() for r in results]
         print(json.dumps({"recognition": rec.to_json(), "accepted": hand == rec.hand, "hand": hand,
-                          "score": sc if a.rules == "all" else sc[0]}, ensure_ascii=False, indent=1))
+                          "trust": verdict.to_json(), "score": sc if a.rules == "all" else sc[0]},
+                         ensure_ascii=False, indent=1))
     else:
         print(render_all(results) if a.rules == "all" else render_score(results[0]))
     return 0 if any(r.legal for r in results) else 1
@@ -398,14 +416,32 @@ def _positive(value: str) -> int:
 
 
 def cmd_batch(a: argparse.Namespace) -> int:
-    from mjcam.batch import BatchError, Options, run, write_review
+    from mjcam.batch import BatchError, Options, open_output, run, write_review
+    from mjcam.expected import ExpectedError, compare, read_expected
 
     house = {k: v for k, v in house_rules(a).items() if v is not None}
     resolve_preset(a.rules, **house)  # bad house rules fail now, not once per photo
     options = Options(a.rules, tuple(house.items()), tuple(situation(a).items()), a.thorough)
+    if a.dask:  # a missing extra is one line, before any output file is made
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise UsageError("--dask needs Dask, which is an extra: pip install 'mjcam[dask]'") from None
+    try:
+        expected = read_expected(a.expected) if a.expected else None
+    except ExpectedError as e:
+        raise UsageError(str(e)) from None
     try:
         summary = run(a.paths, a.out, options, workers=a.workers, dask=a.dask)
         print(summary.line(), file=sys.stderr)
+        if expected is not None:
+            output = open_output(a.out)
+            try:
+                records = output.records()
+            finally:
+                output.close()
+            for line in compare(records, expected, a.rules, {**house, **situation(a)}).lines():
+                print(line, file=sys.stderr)
         if a.review:
             n = write_review(a.out, a.review)
             print(f"review page: {a.review} ({n} photos to check)", file=sys.stderr)
@@ -492,6 +528,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler, or 'local' for a local cluster "
                    "of --workers processes (pip install 'mjcam[dask]')")
     b.add_argument("--review", metavar="FILE.html", help="write a page of the photos that need a person")
+    b.add_argument("--expected", metavar="FILE", help="hands written down by a person (CSV photo,hand or JSON): "
+                   "print how many hands scored without a person differ from them")
     b.add_argument("--thorough", action="store_true", help=THOROUGH_HELP)
     add_score_options(b, json_flag=False)
     b.set_defaults(func=cmd_batch)

@@ -138,6 +138,10 @@ def test_two_local_workers_and_a_dask_local_cluster_give_the_same_output(folder,
 
 def test_review_page_lists_the_doubtful_and_the_failed(folder, tmp_path):
     out, page = tmp_path / "run.jsonl", tmp_path / "review.html"
+    from PIL import Image
+
+    with Image.open(os.path.join(SAMPLES, "hand-pungs.jpg")) as im:  # half a hand: surely for a person
+        im.crop((0, 0, im.width // 2, im.height)).save(folder / "half.jpg")
     run([str(folder)], str(out), Options(), progress=_quiet())
     recs = [json.loads(x) for x in out.read_text().splitlines()]
     n = write_review(str(out), str(page))
@@ -147,8 +151,10 @@ def test_review_page_lists_the_doubtful_and_the_failed(folder, tmp_path):
     assert text.count("<figure>") == n and text.count("data:image/jpeg;base64,") == n
     assert "Could not be read (2)" in text and "list.jpg" in text
     assert any(r.get("notes") for r in doubtful)
-    for r in doubtful:  # the recogniser's notes say why, beside the tiles to check
+    for r in doubtful:  # the recogniser's notes say why, beside what a misreading would change
         assert all(html.escape(note) in text for note in r.get("notes") or [])
+        if r["status"] == "scored":
+            assert r["check"] and all(html.escape(why) in text for why in r["check"])
     assert "src='http" not in text and "<link" not in text and "<script" not in text  # self-contained
 
 

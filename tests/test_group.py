@@ -61,8 +61,9 @@ def test_melds_kong_bonus_and_winning_tile():
     kinds = [(x["kind"], x["melded"]) for x in g.groups]
     assert ("chow", True) in kinds and ("pung", True) in kinds and ("concealed_kong", False) in kinds
     assert ("bonus", False) in kinds
-    assert g.winning is not None and g.codes[g.winning] == "5s"  # no tile apart: last concealed, flagged
-    assert g.winning in g.needs_confirmation
+    assert g.winning is not None and g.codes[g.winning] == "5s"  # no tile apart: the last concealed one
+    # not flagged: vision.trust asks whether another winning tile would be paid differently
+    assert g.winning_guessed and g.winning not in g.needs_confirmation
     h = parse_hand(g.hand)
     assert [m.kind for m in h.melds] == ["chow", "pung", "kong"] and h.melds[2].concealed
 
@@ -71,7 +72,7 @@ def test_lone_tile_at_the_end_is_the_winning_tile():
     codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N", "N"]
     tiles = row(codes, gaps={13})
     g = MeldGrouper()(tiles)
-    assert g.codes[g.winning] == "N" and g.winning not in g.needs_confirmation
+    assert g.codes[g.winning] == "N" and g.winning not in g.needs_confirmation and not g.winning_guessed
     assert g.hand.endswith("+N") and MeldGrouper._wins(g.hand)
 
 

@@ -14,7 +14,7 @@ orientation; no image and no model is needed, so the heuristics run alone in tes
   or season read twice is a misread — the less sure reading takes its likeliest bonus
   alternative not read yet, and both tiles are flagged.
 - A lone tile at the end of the last row is the winning tile; otherwise the last concealed tile
-  is proposed and flagged.
+  is proposed (not flagged: :mod:`vision.trust` asks whether another choice changes the score).
 - The rules help: when the hand is no win and a doubtful tile's alternative makes it one, the
   alternative is proposed and the tile flagged. Doubtful tiles are always flagged, never
   silently guessed.
@@ -60,6 +60,9 @@ class MeldGuess:
     winning: int | None  # position of the winning tile
     codes: list[str]  # the code proposed for each position (after rule-based fixes)
     notes: list[str] = field(default_factory=list)
+    #: no tile was set apart as the winning tile: ``winning`` is the last concealed tile, taken
+    #: for it (vision.trust asks whether another choice would score differently)
+    winning_guessed: bool = False
 
 
 def _is_bonus(code: str) -> bool:
@@ -276,15 +279,14 @@ class MeldGrouper:
                 continue
             concealed += run
         # the winning tile: a lone concealed tile set apart at the very end
-        winning = None
+        winning, guessed = None, False
         tile_runs = [[p for p in r if not _is_bonus(codes[p])] for r in runs]
         tile_runs = [r for r in tile_runs if r]
         lone = tile_runs[-1] if tile_runs else []
         if len(lone) == 1 and lone[0] in concealed and len(tile_runs) > 1:
             winning = lone[0]
         elif concealed:
-            winning = concealed[-1]
-            flagged.add(winning)
+            winning, guessed = concealed[-1], True  # not flagged: only a choice that changes the score needs a person
             notes.append("no tile set apart as the winning tile: the last concealed tile is proposed")
         twice = self._one_of_each(bonus, codes, tiles, order)
         for k, p, alt in twice:
@@ -318,7 +320,7 @@ class MeldGrouper:
                 hand = self._write(groups, codes, winning)
         groups.sort(key=lambda g: g["tiles"][0])
         return MeldGuess(order, [[pos[i] for i in r] for r in rows_idx], groups, hand, sorted(flagged),
-                         winning, codes, notes)
+                         winning, codes, notes, guessed)
 
     @staticmethod
     def _write(groups: list[dict], codes: list[str], winning: int | None) -> str | None:

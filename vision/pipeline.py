@@ -93,8 +93,11 @@ class Recognition:
     #: are in the photo's own pixels.
     squeeze: tuple[float, float] = (1.0, 1.0)
     #: which way the standing tiles' tops point in the photo, by the which-way-up probe: up, down,
-    #: left, right; None where it could not tell. Not in the JSON: the tiles' order already follows it.
+    #: left, right; None where it could not tell. In the JSON (``tops``) so the table app can tell whose
+    #: hand a photo shows from where the phone sits; the tiles' order already follows it.
     tops: str | None = None
+    #: no tile was set apart as the winning tile: ``winning`` is the last concealed tile, taken for it
+    winning_guessed: bool = False
 
     def to_json(self) -> dict:
         return {"image": {"path": self.path, "width": self.width, "height": self.height},
@@ -103,6 +106,8 @@ class Recognition:
                 "hand": self.hand,
                 "needs_confirmation": self.needs_confirmation,
                 "winning": self.winning,
+                "winning_guessed": self.winning_guessed,
+                "tops": self.tops,
                 "notes": self.notes}
 
     @classmethod
@@ -114,7 +119,8 @@ class Recognition:
                           t.get("group"), t.get("orientation", "upright")) for t in d.get("tiles") or []]
         return cls(img.get("path", d.get("path")), int(img.get("width", 0)), int(img.get("height", 0)), tiles,
                    list(d.get("groups") or []), d.get("hand"), list(d.get("needs_confirmation") or []),
-                   list(d.get("notes") or []), d.get("winning"))
+                   list(d.get("notes") or []), d.get("winning"), tops=d.get("tops"),
+                   winning_guessed=bool(d.get("winning_guessed")))
 
     def layout(self) -> str:
         """The tiles as laid out, set by set, each doubtful tile marked ``?`` — what a person checks."""
@@ -773,7 +779,7 @@ class Recognizer:
         if not tiles:
             notes.append("no tiles found")
         return Recognition(path, int(full_w), int(full_h), tiles, groups, guess.hand, flagged, notes, winning,
-                           tops=TOPS.get((wide, down)))
+                           tops=TOPS.get((wide, down)), winning_guessed=guess.winning_guessed)
 
 
 _defaults: dict[bool, Recognizer] = {}
