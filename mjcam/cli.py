@@ -241,16 +241,24 @@ def cmd_rules(a: argparse.Namespace) -> int:
     return 0
 
 
+CLASSIFY_SIDE = 4096
+
+
 def cmd_classify(a: argparse.Namespace) -> int:
     from mjcam.vision.classify import ModelError
-    from mjcam.vision.io import ImageError, load_image
+    from mjcam.vision.io import ImageError, load_photo
     from mjcam.vision.pipeline import default_recognizer
 
     rec = default_recognizer()
     results, failed = [], 0
     for path in a.images:
         try:
-            label, box = rec.read_one(load_image(path))
+            # a picture of one tile needs no more than CLASSIFY_SIDE pixels a side (a phone's 12 MP
+            # photo is read whole); a larger one is read from a smaller copy, boxes scaled back
+            image, (full_w, _) = load_photo(path, CLASSIFY_SIDE)
+            label, box = rec.read_one(image)
+            if box is not None:
+                box = tuple(v * full_w / image.shape[1] for v in box)
         except ImageError as e:
             print(f"mjcam: error: {e}", file=sys.stderr)
             results.append({"path": path, "error": str(e)})

@@ -17,15 +17,12 @@ MIN_PIXELS = 16 * 16
 
 class ImageError(ValueError):
     """A file that is not a usable picture. ``kind`` says which way: missing, folder, empty,
-    too-large, too-small, not-an-image, corrupt."""
+    too-large, too-small, not-an-image, corrupt, unreadable."""
 
     def __init__(self, message: str, kind: str = "corrupt"):
         super().__init__(message)
         self.kind = kind
 
-
-# modes whose pixels may be averaged (not a palette's indices)
-_REDUCIBLE = ("RGB", "RGBA", "L", "LA", "I", "F", "CMYK", "YCbCr")
 
 _heif_registered = False
 
@@ -47,34 +44,116 @@ def load_image(path: str) -> np.ndarray:
     return load_photo(path)[0]
 
 
-def _rgb(im) -> np.ndarray:
-    """An open picture of any mode as an RGB uint8 array: pictures with more than 8 bits a channel
-    (16-bit and 32-bit integer, floating point: scans, PNGs and TIFFs from raw converters) scaled
-    to 8 bits rather than clipped, transparent pixels laid on white."""
+# Every picture goes through one path (:func:`load_photo`): decoded as it is stored (JPEGs at
+# reduced size when a smaller copy is asked for), then turned into RGB and scaled down one tile at a
+# time, so that besides the decoded picture (at most 4 bytes a pixel: 0.8 GB at the 200 MP limit)
+# only a tile and the result are ever in memory, whatever the pixel format.
+TILE = 1024  # the side of the tiles a picture is converted in (a multiple of the reduction factor)
+# what the decoders may hold at once for one picture; a picture that would need more is refused
+# before it is decoded (the decoded picture itself, and whatever more its format's decoder keeps)
+DECODE_BUDGET = 900 * 1024 * 1024
+# the formats read; others (EPS through Ghostscript, PSD's layers, ...) are not looked at
+# (JPEG includes the MPO pictures of some cameras)
+FORMATS = ("JPEG", "PNG", "WEBP", "HEIF", "AVIF", "TIFF", "BMP", "GIF")
+
+# EXIF orientation -> the picture as a person sees it (the same turns as PIL.ImageOps.exif_transpose)
+_TURNS = {2: lambda a: a[:, ::-1], 3: lambda a: a[::-1, ::-1], 4: lambda a: a[::-1],
+          5: lambda a: a.transpose(1, 0, 2), 6: lambda a: np.rot90(a, -1),
+          7: lambda a: np.rot90(a, -1)[::-1], 8: lambda a: np.rot90(a, 1)}
+
+
+def _wide(mode: str) -> bool:
+    """Pixels of more than 8 bits in one channel (16-bit and 32-bit integer, floating point)."""
+    return mode.startswith(("I", "F"))
+
+
+def _full_scale(mode: str, top: float) -> float:
+    """What a wide picture's white is, by the range its values fill: [0, 1] (floating point),
+    8 bits (Pillow's own converts), 16 bits (PNG, TIFF), or beyond."""
+    return 1.0 if mode == "F" and top <= 1.0 else 255.0 if top <= 255 else 65535.0 if top <= 65535 else top
+
+
+def _values(im) -> np.ndarray:
+    """A wide picture's values as float32, not-a-number and infinities as 0."""
+    return np.nan_to_num(np.array(im, dtype=np.float32), copy=False, nan=0.0, posinf=0.0, neginf=0.0)
+
+
+def _rgb(im, full: float | None = None):
+    """An open picture (or a tile of one) of any mode as an RGB picture: pictures with more than
+    8 bits a channel scaled to 8 bits by ``full`` (see :func:`_full_scale`; the picture's own range
+    when not given) rather than clipped, transparent pixels laid on white."""
     from PIL import Image
 
-    if im.mode in ("RGB", "L", "CMYK", "YCbCr", "1", "P") and "transparency" not in im.info:
-        return np.asarray(im if im.mode == "RGB" else im.convert("RGB"))
-    if im.mode.startswith(("I", "F")):  # one channel, wider than 8 bits
-        v = np.asarray(im, dtype=np.float64)
-        v = np.nan_to_num(v, nan=0.0, posinf=0.0, neginf=0.0)
-        top = float(v.max(initial=0.0))
-        # whatever range the values fill: [0, 1] (floating point), 8 bits (Pillow's own converts),
-        # 16 bits (PNG, TIFF), or beyond
-        full = 1.0 if im.mode == "F" and top <= 1.0 else 255.0 if top <= 255 else 65535.0 if top <= 65535 else top
-        g = np.clip(np.rint(v * (255.0 / full)), 0, 255).astype(np.uint8)
-        return np.repeat(g[..., None], 3, axis=2)
+    if im.mode == "RGB":
+        return im
+    if im.mode in ("L", "CMYK", "YCbCr", "1", "P") and "transparency" not in im.info:
+        return im.convert("RGB")
+    if _wide(im.mode):
+        v = _values(im)
+        if full is None:
+            full = _full_scale(im.mode, float(v.max(initial=0.0)))
+        v *= np.float32(255.0 / full)
+        np.clip(np.rint(v, out=v), 0, 255, out=v)
+        return Image.fromarray(v.astype(np.uint8), "L").convert("RGB")
     rgba = im.convert("RGBA")  # alpha (RGBA, LA, PA, a palette's transparent colour) or another mode
     white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-    return np.asarray(Image.alpha_composite(white, rgba).convert("RGB"))
+    return Image.alpha_composite(white, rgba).convert("RGB")
+
+
+def _decode_bytes(im, size: tuple[int, int]) -> tuple[int, str]:
+    """The bytes decoding the open picture ``im`` takes at its peak (``im`` as set to be decoded,
+    after any draft; ``size`` its full size), and what to do about a picture that takes too many."""
+    w, h = im.size
+    per = 1 if im.mode in ("1", "L", "P") else 2 if im.mode.startswith("I;16") else 4  # Pillow's storage
+    need, advice = w * h * per, "save it smaller"
+    if im.format == "WEBP":  # the decoder's canvas, its previous frame and two copies (measured)
+        need, advice = w * h * 16, "save it as a JPEG or PNG"
+    elif im.format in ("HEIF", "AVIF"):  # the decoder's buffer, then a copy
+        need, advice = w * h * 8, "save it as a JPEG or PNG"
+    elif im.format in ("JPEG", "MPO") and im.info.get("progressive"):
+        # every DCT coefficient of the full-size picture is kept until the last scan (2 bytes each)
+        layers = getattr(im, "layer", None) or [(0, 1, 1, 0)] * len(im.getbands())
+        hmax, vmax = max(c[1] for c in layers), max(c[2] for c in layers)
+        need += sum(-(-math.ceil(size[0] * c[1] / hmax) // 8) * -(-math.ceil(size[1] * c[2] / vmax) // 8) * 128
+                    for c in layers)
+        advice = "save it as a baseline (not progressive) JPEG"
+    return need, advice
+
+
+def _tiles(w: int, h: int, f: int):
+    """Boxes covering a ``w`` x ``h`` picture, each side a multiple of ``f`` (but at the edges)."""
+    t = max(f, TILE // f * f)
+    for y in range(0, h, t):
+        for x in range(0, w, t):
+            yield x, y, min(w, x + t), min(h, y + t)
+
+
+def _converted(im, f: int) -> np.ndarray:
+    """The decoded picture ``im`` as an RGB uint8 array reduced ``f`` times (blocks of f x f pixels
+    averaged), converted one tile at a time."""
+    w, h = im.size
+    full = None
+    if _wide(im.mode):  # one scale for the whole picture, from its largest value
+        top = 0.0
+        for box in _tiles(w, h, f):
+            top = max(top, float(_values(im.crop(box)).max(initial=0.0)))
+        full = _full_scale(im.mode, top)
+    out = np.empty((-(-h // f), -(-w // f), 3), np.uint8)
+    for x0, y0, x1, y1 in _tiles(w, h, f):
+        tile = _rgb(im.crop((x0, y0, x1, y1)), full)
+        if f > 1:
+            tile = tile.reduce(f)
+        out[y0 // f:y0 // f + tile.size[1], x0 // f:x0 // f + tile.size[0]] = np.asarray(tile)
+    return out
 
 
 def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tuple[int, int]]:
     """The picture as an RGB array whose long side is at most ``max_side`` (JPEGs are decoded at
-    reduced size directly, which saves time and memory on 12 MP photos), and the full size
+    reduced size directly, which saves time and memory on 12 MP photos; other pictures are turned
+    into RGB and scaled down a tile at a time, see :func:`_converted`), and the full size
     (width, height) as a person sees it. Boxes found on the array scale back by
     ``width / array.shape[1]``."""
-    from PIL import Image, ImageOps, UnidentifiedImageError
+    from PIL import Image, UnidentifiedImageError
 
     if not os.path.exists(path):
         raise ImageError(f"{path}: no such file", "missing")
@@ -87,7 +166,8 @@ def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tupl
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(path) as im:
+            Image.init()
+            with Image.open(path, formats=[f for f in FORMATS if f in Image.OPEN]) as im:
                 w, h = im.size
                 if w * h > MAX_PIXELS:
                     raise ImageError(f"{path}: {w}x{h} is over the 200 MP limit", "too-large")
@@ -95,16 +175,16 @@ def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tupl
                     raise ImageError(f"{path}: {w}x{h} is too small to hold a tile", "too-small")
                 orientation = im.getexif().get(0x0112, 1)
                 turned = orientation in (5, 6, 7, 8)
-                if max_side and max(w, h) > max_side and im.format == "JPEG":
-                    s = max_side / max(w, h)
+                if max_side and max(w, h) > max_side and im.format in ("JPEG", "MPO"):
+                    s = max_side / max(w, h)  # decoded at 1/2, 1/4 or 1/8 of its size directly
                     im.draft("RGB", (math.ceil(w * s), math.ceil(h * s)))
-                elif max_side and max(w, h) >= 2 * max_side and im.mode in _REDUCIBLE:
-                    # other formats decode whole; averaging blocks of pixels at once keeps no full-size
-                    # copy beyond the decoded picture (a 144 MP PNG: 0.6 GB at most, not 1.5)
-                    im = im.reduce(max(w, h) // max_side)
-                if orientation != 1:  # (as it is, exif_transpose would only copy the picture)
-                    im = ImageOps.exif_transpose(im)
-                arr = _rgb(im)
+                need, advice = _decode_bytes(im, (w, h))
+                if need > DECODE_BUDGET:
+                    raise ImageError(f"{path}: a {w}x{h} {im.format} takes {need / 2 ** 30:.1f} GB to decode, "
+                                     f"over the {DECODE_BUDGET / 2 ** 30:.1f} GB allowed; {advice}", "too-large")
+                im.load()  # decoded as stored: at most 4 bytes a pixel
+                f = max(1, max(im.size) // max_side) if max_side else 1
+                arr = _converted(im, f)
     except ImageError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
@@ -113,6 +193,8 @@ def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tupl
         ext = os.path.splitext(path)[1].lower()
         hint = " (HEIC needs pillow-heif)" if ext in (".heic", ".heif") else ""
         raise ImageError(f"{path}: not a picture mjcam can read{hint}", "not-an-image") from None
+    except PermissionError:
+        raise ImageError(f"{path}: cannot be read (permission denied)", "unreadable") from None
     except (OSError, SyntaxError, ValueError) as e:
         raise ImageError(f"{path}: corrupt or truncated picture ({e})") from None
     except MemoryError:
@@ -122,6 +204,6 @@ def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tupl
         from .preprocess import shrink
 
         arr = shrink(arr, max_side)
-    else:
-        arr = arr.copy()
+    if orientation in _TURNS:
+        arr = np.ascontiguousarray(_TURNS[orientation](arr))
     return arr, full
