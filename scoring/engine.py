@@ -110,12 +110,10 @@ class _Eval:
 def _evaluate(hand: Hand, arr: Arrangement, ctx: WinContext, preset: RulePreset) -> _Eval:
     f = Features(hand, arr, ctx, preset.settings)
     matched: dict[str, int] = {}
-    shape = arr.shape
-    for pid, fn in preset.predicates:
-        if shape in PATTERNS[pid].shapes:
-            n = fn(f)
-            if n:
-                matched[pid] = int(n)
+    for pid, fn in preset.candidates(f.shape, f.traits):
+        n = fn(f)
+        if n:
+            matched[pid] = int(n)
     suppressed: list[tuple[str, str]] = []
     taken: dict[str, int] = {}
     replaces = preset.replaces

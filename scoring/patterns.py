@@ -2,8 +2,14 @@
 
 A predicate takes the :class:`Features` of one reading of a hand and returns how many times
 the pattern is present (0 when absent; most patterns are 0 or 1, a few such as dragon pungs
-count each occurrence). What a pattern is worth, what it suppresses and whether it is a limit
-hand is not decided here but by the rule preset (``scoring.presets``).
+count each occurrence). What a pattern is worth, what it replaces and whether it is a limit
+hand is not decided here but by the rule preset (``scoring.presets``, ``scoring.rules``).
+
+Each pattern also declares the reading shapes it is defined on (a pattern that names a hand
+shape tests that shape) and what a reading needs before the predicate can hold (``needs``: a few
+cheap facts such as "four chows" or "a dragon pung"), so the engine calls only the predicates
+that can match. Features are integers and bit masks (one bit per tile), computed once per hand
+and once per reading.
 
 >>> from mjcam.scoring.notation import parse_hand
 >>> from mjcam.scoring.decompose import arrangements
@@ -20,60 +26,196 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .context import WinContext
-from .decompose import Arrangement, Group
+from .decompose import Arrangement
 from .notation import Hand
-from .tiles import (DRAGON_TILES, FIRST_FLOWER, FIRST_SEASON, ORPHANS, TERMINALS, WIND_TILES,
-                    index, seat_number, wind_index)
+from .tiles import FIRST_FLOWER, WINDS
+
+# ---------------------------------------------------------------- tile masks (bit t = tile t)
+
+_DRAGONS = 0b111 << 31
+_WINDS = 0b1111 << 27
+_HONOURS = _DRAGONS | _WINDS
+_TERMINALS = sum(1 << t for t in range(27) if t % 9 in (0, 8))
+_ORPHANS = _TERMINALS | _HONOURS
+_SUIT_MASKS = tuple(0x1FF << (9 * s) for s in range(3))
+_STRAIGHTS = tuple(0b1001001 << (9 * s) for s in range(3))            # chows 123 456 789 of a suit
+_TERMINAL_PAIRS = tuple((1 << 9 * s) | (1 << 9 * s + 8) for s in range(3))    # pungs 111 999
+_TERMINAL_CHOWS = tuple((1 << 9 * s) | (1 << 9 * s + 6) for s in range(3))    # chows 123 789
+_OUTSIDE_CHOWS = sum(_TERMINAL_CHOWS)
+_SHIFT_STARTS = sum(1 << (9 * s + k) for s in range(3) for k in range(7))     # n with n+1, n+2 in suit
+_CHOW_STARTS = _SHIFT_STARTS
+_EYES = 0b010010010  # numbers 2, 5 and 8 (bit n-1)
+
+# ---------------------------------------------------------------- what a reading has (``needs``)
+
+TRAITS = ("chow2", "chow3", "chow4", "pung1", "pung2", "pung3", "pung4", "kong2", "kong3",
+          "dragon_pung", "wind_pung", "honours", "no_honours", "no_suits", "one_suit", "two_suits",
+          "orphans_only", "no_orphans", "some_orphan", "numbers2", "numbers3", "four_alike",
+          "bonus_tiles", "no_bonus_tiles", "self_drawn", "discard", "concealed", "melded4",
+          "wait_single", "wait_closed", "wait_edge", "wait_two_sided", "wait_one", "wait_chow1",
+          "last_tile", "robbing_kong", "kong_replacement", "double_kong", "heavenly", "earthly",
+          "man", "last_of_kind", "ready")
+TRAIT = {name: 1 << i for i, name in enumerate(TRAITS)}
+_T = TRAIT
+_CHOW_TRAITS = (0, 0, _T["chow2"], _T["chow2"] | _T["chow3"], _T["chow2"] | _T["chow3"] | _T["chow4"])
+_PUNG_TRAITS = tuple(sum(_T[f"pung{k}"] for k in range(1, n + 1)) for n in range(5))
+_KONG_TRAITS = (0, 0, _T["kong2"], _T["kong2"] | _T["kong3"], _T["kong2"] | _T["kong3"])
+_WAIT_TRAITS = {
+    "single": _T["wait_single"] | _T["wait_one"],
+    "closed": _T["wait_closed"] | _T["wait_one"] | _T["wait_chow1"],
+    "edge": _T["wait_edge"] | _T["wait_one"] | _T["wait_chow1"],
+    "two-sided": _T["wait_two_sided"],
+}
+_FLAG_TRAITS = ("last_tile", "robbing_kong", "heavenly", "earthly", "man", "last_of_kind", "ready")
+
+
+def _bits(mask: int) -> int:
+    return mask.bit_count()
 
 
 class Features:
-    """What the predicates look at, computed once per reading."""
+    """What the predicates look at. Hand-level facts are computed once; :meth:`read` (or the
+    engine's fast path, :meth:`set_reading`) fills in one reading's sets, pair and wait, so one
+    object serves every reading of a hand.
 
-    __slots__ = ("hand", "arr", "ctx", "settings", "shape", "groups", "pair", "pungs", "chows",
-                 "kongs", "counts", "suits", "honours", "melded_sets", "concealed_hand",
-                 "seat_wind", "round_wind", "bonus", "wait", "win", "standard", "present",
-                 "pung_set", "chow_count")
+    Tiles are integers 0..33 and sets of tiles are bit masks: ``pung_mask`` has bit t set for a
+    pung or kong of t, ``chow_mask`` for a chow starting at t, ``present`` for every tile held.
+    """
 
-    def __init__(self, hand: Hand, arr: Arrangement, ctx: WinContext, settings: dict):
-        self.hand, self.arr, self.ctx, self.settings = hand, arr, ctx, settings
-        self.shape = arr.shape
-        self.groups = arr.groups
-        self.wait = arr.wait
+    __slots__ = (
+        # hand
+        "hand", "ctx", "settings", "counts", "present", "n_suits", "suit_mask", "honours",
+        "number_mask", "n_numbers", "bonus", "seat_wind", "round_wind", "self_drawn", "win",
+        "n_melds", "fours", "hand_traits",
+        # reading
+        "shape", "standard", "pair", "pungs", "pung_mask", "chows", "chow_mask", "dup_mask",
+        "chow_pairs", "chow_max", "n_chows", "n_pungs", "kongs", "concealed_pungs", "melded_sets",
+        "melded_pungs", "concealed_hand", "wait", "traits",
+    )
+
+    def __init__(self, hand: Hand, arr: Arrangement | None, ctx: WinContext, settings: dict):
+        self.hand, self.ctx, self.settings = hand, ctx, settings
+        counts = self.counts = hand.counts
+        present = 0
+        for t in range(34):
+            if counts[t]:
+                present |= 1 << t
+        self.present = present
+        suit_mask = 0
+        number_mask = 0
+        for s in range(3):
+            m = (present >> (9 * s)) & 0x1FF
+            if m:
+                suit_mask |= 1 << s
+                number_mask |= m
+        honours = bool(present & _HONOURS)
+        if honours:
+            number_mask |= 1 << 9  # all honours count as one number
+        self.suit_mask, self.n_suits, self.honours = suit_mask, _bits(suit_mask), honours
+        self.number_mask, self.n_numbers = number_mask, _bits(number_mask)
+        bonus = 0
+        for b in hand.bonus:
+            bonus |= 1 << (b - FIRST_FLOWER)
+        self.bonus = bonus
+        self.seat_wind = 27 + WINDS.index(ctx.seat)
+        self.round_wind = 27 + WINDS.index(ctx.round)
+        self.self_drawn = ctx.discarder is None
         self.win = hand.winning
-        self.standard = arr.shape == "standard"
-        self.pair = None
-        pungs, chows, kongs = [], [], 0
+        self.n_melds = len(hand.melds)
+        kong_tiles = {m.tiles[0] for m in hand.melds if m.kind == "kong"}
+        self.fours = tuple(t for t in range(27) if counts[t] == 4 and t not in kong_tiles)
+        tr = _T["honours"] if honours else _T["no_honours"]
+        if not suit_mask:
+            tr |= _T["no_suits"]
+        elif self.n_suits == 1:
+            tr |= _T["one_suit"]
+        elif self.n_suits == 2:
+            tr |= _T["two_suits"]
+        if not present & ~_ORPHANS:
+            tr |= _T["orphans_only"]
+        if present & _ORPHANS:
+            tr |= _T["some_orphan"]
+        else:
+            tr |= _T["no_orphans"]
+        if self.n_numbers <= 3:
+            tr |= _T["numbers3"] | (_T["numbers2"] if self.n_numbers <= 2 else 0)
+        if self.fours:
+            tr |= _T["four_alike"]
+        tr |= _T["bonus_tiles"] if bonus else _T["no_bonus_tiles"]
+        tr |= _T["self_drawn"] if self.self_drawn else _T["discard"]
+        for flag in _FLAG_TRAITS:
+            if getattr(ctx, flag):
+                tr |= _T[flag]
+        if ctx.kong_replacement or ctx.double_kong:
+            tr |= _T["kong_replacement"] | (_T["double_kong"] if ctx.double_kong else 0)
+        self.hand_traits = tr
+        if arr is not None:
+            self.read(arr)
+
+    def read(self, arr: Arrangement) -> Features:
+        """Fill in the reading ``arr`` (any shape)."""
+        kong_free = self.settings.get("melded_kong_counts_concealed", False)
+        pungs, chows = [], []
+        pair, kongs, concealed, melded_sets, melded_pungs = -1, 0, 0, 0, 0
+        standard = arr.shape == "standard"
         for g in arr.groups:
             k = g.kind
             if k == "chow":
-                chows.append(g)
+                chows.append(g.tile)
             elif k == "pung" or k == "kong":
-                pungs.append(g)
+                pungs.append(g.tile)
                 kongs += k == "kong"
-            elif k == "pair" and self.standard:
-                self.pair = g.tile
-        self.pungs, self.chows, self.kongs = pungs, chows, kongs
-        self.pung_set = frozenset(g.tile for g in pungs)
-        cc: dict[int, int] = {}
-        for g in chows:
-            cc[g.tile] = cc.get(g.tile, 0) + 1
-        self.chow_count = cc
-        self.counts = hand.counts
-        present = hand.present
-        self.present = present
-        self.suits = frozenset(t // 9 for t in present if t < 27)
-        self.honours = not present.isdisjoint(HONOUR_SET)
-        kong_free = settings.get("melded_kong_counts_concealed", False)
-        self.melded_sets = [g for g in arr.groups if g.melded and not (kong_free and g.kind == "kong")]
-        self.concealed_hand = not self.melded_sets
-        self.seat_wind = wind_index(ctx.seat)
-        self.round_wind = wind_index(ctx.round)
-        self.bonus = frozenset(hand.bonus)
+                concealed += g.concealed or (kong_free and k == "kong")
+                melded_pungs += g.melded
+            elif k == "pair" and standard:
+                pair = g.tile
+            melded_sets += g.melded and not (kong_free and k == "kong")
+        self.set_reading(arr.shape, tuple(pungs), tuple(sorted(chows)), pair, kongs, concealed,
+                         melded_sets, melded_pungs, arr.wait)
+        return self
 
-    # helpers shared by several predicates
-    def concealed_pungs(self) -> int:
-        kong_free = self.settings.get("melded_kong_counts_concealed", False)
-        return sum(1 for g in self.pungs if g.concealed or (kong_free and g.kind == "kong"))
+    def set_reading(self, shape: str, pungs: tuple, chows: tuple, pair: int, kongs: int,
+                    concealed_pungs: int, melded_sets: int, melded_pungs: int, wait: str | None) -> None:
+        """Fill in one reading from its parts (``chows`` sorted; ``pair`` -1 when none)."""
+        self.shape, self.standard, self.pair, self.wait = shape, shape == "standard", pair, wait
+        self.pungs, self.chows, self.kongs = pungs, chows, kongs
+        self.concealed_pungs, self.melded_sets, self.melded_pungs = concealed_pungs, melded_sets, melded_pungs
+        self.concealed_hand = not melded_sets
+        pm = 0
+        for t in pungs:
+            pm |= 1 << t
+        self.pung_mask = pm
+        cm = dm = 0
+        pairs = 0
+        most = run = 0
+        last = -1
+        for c in chows:
+            if c == last:
+                run += 1
+                dm |= 1 << c
+                if run == 2 or run == 4:
+                    pairs += 1
+            else:
+                run = 1
+                cm |= 1 << c
+                last = c
+            if run > most:
+                most = run
+        self.chow_mask, self.dup_mask, self.chow_pairs, self.chow_max = cm, dm, pairs, most
+        n_chows, n_pungs = len(chows), len(pungs)
+        self.n_chows, self.n_pungs = n_chows, n_pungs
+        tr = self.hand_traits | _CHOW_TRAITS[n_chows] | _PUNG_TRAITS[n_pungs] | _KONG_TRAITS[kongs]
+        if pm & _DRAGONS:
+            tr |= _T["dragon_pung"]
+        if pm & _WINDS:
+            tr |= _T["wind_pung"]
+        if not melded_sets:
+            tr |= _T["concealed"]
+        elif melded_sets == 4:
+            tr |= _T["melded4"]
+        if wait in _WAIT_TRAITS:
+            tr |= _WAIT_TRAITS[wait]
+        self.traits = tr
 
 
 # The readings a pattern is defined on (``Arrangement.shape``). A pattern that names a hand shape
@@ -93,625 +235,634 @@ class Pattern:
     fn: Callable[[Features], int | bool]  # how many times present; falsy when absent
     doc: str
     shapes: frozenset = ANY
+    needs: int = 0  # TRAIT bits a reading must have for the predicate to hold
 
     def __call__(self, f: Features) -> int:
-        """How many times the pattern is present in this reading (0 on a shape it is not defined on)."""
-        return int(self.fn(f)) if f.shape in self.shapes else 0
+        """How many times the pattern is present in this reading (0 on a shape it is not defined
+        on, or when the reading lacks what the pattern needs)."""
+        if f.shape not in self.shapes or f.traits & self.needs != self.needs:
+            return 0
+        return int(self.fn(f))
+
+    @property
+    def needs_names(self) -> tuple[str, ...]:
+        return tuple(name for name in TRAITS if self.needs & TRAIT[name])
 
 
 PATTERNS: dict[str, Pattern] = {}
 
 
-def pattern(pid: str, name: str, zh: str, shapes: frozenset = ANY):
-    """Register a predicate under a stable id, with the reading shapes it is defined on."""
+def pattern(pid: str, name: str, zh: str, shapes: frozenset = ANY, needs: str = ""):
+    """Register a predicate under a stable id, with the reading shapes it is defined on and the
+    traits (space-separated names of :data:`TRAITS`) a reading needs before it can hold."""
 
     def deco(fn: Callable[[Features], int | bool]):
-        PATTERNS[pid] = Pattern(pid, name, zh, fn, (fn.__doc__ or "").strip(), shapes)
+        bits = 0
+        for n in needs.split():
+            bits |= TRAIT[n]
+        PATTERNS[pid] = Pattern(pid, name, zh, fn, (fn.__doc__ or "").strip(), shapes, bits)
         return fn
 
     return deco
 
 
-HONOUR_SET = frozenset(range(27, 34))
-_SUIT_SETS = tuple(frozenset(range(9 * s, 9 * s + 9)) for s in range(3))
-
-
-def _number(t: int) -> int:
-    return t % 9 + 1
+def _in(mask: int, t: int) -> int:
+    return (mask >> t) & 1
 
 
 # ---------------------------------------------------------------- bonus tiles
 
-@pattern("no_flowers", "No Flowers or Seasons", "無花")
+@pattern("no_flowers", "No Flowers or Seasons", "無花", needs="no_bonus_tiles")
 def _no_flowers(f: Features) -> bool:
     """No bonus tile in the hand, in a game that uses them."""
     return f.ctx.flowers_in_play and not f.bonus
 
 
-@pattern("seat_flower", "Seat Flower", "正花")
-def _seat_flower(f: Features) -> bool:
+@pattern("seat_flower", "Seat Flower", "正花", needs="bonus_tiles")
+def _seat_flower(f: Features) -> int:
     """The flower of the winner's own seat (F1 East ... F4 North)."""
-    return FIRST_FLOWER + seat_number(f.ctx.seat) - 1 in f.bonus
+    return _in(f.bonus, f.seat_wind - 27)
 
 
-@pattern("seat_season", "Seat Season", "正花 (季)")
-def _seat_season(f: Features) -> bool:
+@pattern("seat_season", "Seat Season", "正花 (季)", needs="bonus_tiles")
+def _seat_season(f: Features) -> int:
     """The season of the winner's own seat (S1 East ... S4 North)."""
-    return FIRST_SEASON + seat_number(f.ctx.seat) - 1 in f.bonus
+    return _in(f.bonus, f.seat_wind - 23)
 
 
-@pattern("all_flowers", "All Four Flowers", "一台花 (梅蘭菊竹)")
+@pattern("all_flowers", "All Four Flowers", "一台花 (梅蘭菊竹)", needs="bonus_tiles")
 def _all_flowers(f: Features) -> bool:
     """F1 F2 F3 F4."""
-    return all(FIRST_FLOWER + k in f.bonus for k in range(4))
+    return f.bonus & 0x0F == 0x0F
 
 
-@pattern("all_seasons", "All Four Seasons", "一台花 (春夏秋冬)")
+@pattern("all_seasons", "All Four Seasons", "一台花 (春夏秋冬)", needs="bonus_tiles")
 def _all_seasons(f: Features) -> bool:
     """S1 S2 S3 S4."""
-    return all(FIRST_SEASON + k in f.bonus for k in range(4))
+    return f.bonus & 0xF0 == 0xF0
 
 
-@pattern("all_bonus", "All Eight Flowers and Seasons", "八仙過海")
+@pattern("all_bonus", "All Eight Flowers and Seasons", "八仙過海", needs="bonus_tiles")
 def _all_bonus(f: Features) -> bool:
     """All eight bonus tiles."""
-    return len(f.bonus) == 8
+    return f.bonus == 0xFF
 
 
-@pattern("seven_bonus", "Seven Flowers", "花糊", frozenset({"bonus"}))
+@pattern("seven_bonus", "Seven Flowers", "花糊", frozenset({"bonus"}), needs="bonus_tiles")
 def _seven_bonus(f: Features) -> bool:
     """An instant win on the seventh bonus tile."""
-    return f.shape == "bonus" and len(f.bonus) == 7
+    return _bits(f.bonus) == 7
 
 
 # ---------------------------------------------------------------- how it was won
 
-@pattern("self_drawn", "Self-drawn", "自摸", ANY_WIN)
+@pattern("self_drawn", "Self-drawn", "自摸", ANY_WIN, needs="self_drawn")
 def _self_drawn(f: Features) -> bool:
     """The winning tile came from the wall."""
-    return f.ctx.self_drawn and f.shape != "bonus"
+    return True
 
 
-@pattern("concealed_hand", "Concealed Hand", "門前清", ANY_WIN)
+@pattern("concealed_hand", "Concealed Hand", "門前清", ANY_WIN, needs="concealed")
 def _concealed_hand(f: Features) -> bool:
     """No chow, pung or kong claimed (concealed kongs allowed)."""
-    return f.concealed_hand and f.shape != "bonus"
+    return True
 
 
-@pattern("fully_concealed", "Fully Concealed Self-drawn", "門前清自摸", ANY_WIN)
+@pattern("fully_concealed", "Fully Concealed Self-drawn", "門前清自摸", ANY_WIN, needs="concealed self_drawn")
 def _fully_concealed(f: Features) -> bool:
     """Concealed hand won by self-draw (kongs only where the preset allows them)."""
-    if not (f.concealed_hand and f.ctx.self_drawn) or f.shape == "bonus":
-        return False
     return f.settings.get("fully_concealed_allows_kongs", True) or not f.kongs
 
 
-@pattern("melded_hand", "Melded Hand", "全求人", STANDARD)
+@pattern("melded_hand", "Melded Hand", "全求人", STANDARD, needs="melded4 discard")
 def _melded_hand(f: Features) -> bool:
     """All four sets claimed, won on a discard (so waiting on the pair)."""
-    return f.standard and len(f.melded_sets) == 4 and not f.ctx.self_drawn
+    return True
 
 
-@pattern("semi_self_sufficient", "Semi-self Sufficient", "半求人", STANDARD)
+@pattern("semi_self_sufficient", "Semi-self Sufficient", "半求人", STANDARD, needs="melded4 self_drawn")
 def _semi_self(f: Features) -> bool:
     """All four sets claimed, won by self-draw."""
-    return f.standard and len(f.melded_sets) == 4 and f.ctx.self_drawn
+    return True
 
 
-@pattern("last_tile", "Win by Last Catch", "海底撈月")
+@pattern("last_tile", "Win by Last Catch", "海底撈月", needs="last_tile")
 def _last_tile(f: Features) -> bool:
     """The last tile of the wall, drawn or discarded."""
-    return f.ctx.last_tile
+    return True
 
 
-@pattern("last_tile_draw", "Last Tile Draw", "海底撈月")
+@pattern("last_tile_draw", "Last Tile Draw", "海底撈月", needs="last_tile self_drawn")
 def _last_tile_draw(f: Features) -> bool:
     """Self-drawn win on the last tile of the wall."""
-    return f.ctx.last_tile and f.ctx.self_drawn
+    return True
 
 
-@pattern("last_tile_discard", "Last Tile Discard", "河底撈魚")
+@pattern("last_tile_discard", "Last Tile Discard", "河底撈魚", needs="last_tile discard")
 def _last_tile_discard(f: Features) -> bool:
     """Win on the discard after the last tile of the wall."""
-    return f.ctx.last_tile and not f.ctx.self_drawn
+    return True
 
 
-@pattern("robbing_kong", "Robbing the Kong", "搶槓")
+@pattern("robbing_kong", "Robbing the Kong", "搶槓", needs="robbing_kong")
 def _robbing_kong(f: Features) -> bool:
     """Won on the tile another player added to a melded pung."""
-    return f.ctx.robbing_kong
+    return True
 
 
-@pattern("kong_replacement", "Out on Kong Replacement", "槓上開花")
+@pattern("kong_replacement", "Out on Kong Replacement", "槓上開花", needs="kong_replacement")
 def _kong_replacement(f: Features) -> bool:
     """Won on the replacement tile drawn after a kong (or a bonus tile)."""
-    return f.ctx.kong_replacement or f.ctx.double_kong
+    return True
 
 
-@pattern("double_kong", "Kong on Kong", "槓上槓")
+@pattern("double_kong", "Kong on Kong", "槓上槓", needs="double_kong")
 def _double_kong(f: Features) -> bool:
     """Won on the replacement of a replacement: two kongs in a row."""
-    return f.ctx.double_kong
+    return True
 
 
-@pattern("heavenly", "Blessing of Heaven", "天糊")
+@pattern("heavenly", "Blessing of Heaven", "天糊", needs="heavenly")
 def _heavenly(f: Features) -> bool:
     """The dealer wins with the dealt hand."""
-    return f.ctx.heavenly
+    return True
 
 
-@pattern("earthly", "Blessing of Earth", "地糊")
+@pattern("earthly", "Blessing of Earth", "地糊", needs="earthly")
 def _earthly(f: Features) -> bool:
     """A non-dealer wins on the dealer's first discard."""
-    return f.ctx.earthly
+    return True
 
 
-@pattern("man", "Blessing of Man", "人糊")
+@pattern("man", "Blessing of Man", "人糊", needs="man")
 def _man(f: Features) -> bool:
     """A non-dealer wins within the first go-around."""
-    return f.ctx.man
+    return True
 
 
-@pattern("wait", "Single, Closed or Edge Wait", "獨聽", STANDARD)
+@pattern("wait", "Single, Closed or Edge Wait", "獨聽", STANDARD, needs="wait_one")
 def _wait(f: Features) -> bool:
     """The winning tile completed the pair, the middle of a chow, or a 12-3 / 7-89 edge."""
-    return f.standard and f.wait in ("single", "closed", "edge")
+    return True
 
 
-@pattern("bridge_tile", "Bridge Tile", "坎心五", STANDARD)
+@pattern("bridge_tile", "Bridge Tile", "坎心五", STANDARD, needs="wait_closed")
 def _bridge_tile(f: Features) -> bool:
     """Won on a 5 that fills a closed wait."""
-    return f.standard and f.wait == "closed" and _number(f.win) == 5
+    return f.win % 9 == 4
 
 
-@pattern("one_chance_chow", "Out on a One-chance Chow", "邊張 / 坎張", STANDARD)
+@pattern("one_chance_chow", "Out on a One-chance Chow", "邊張 / 坎張", STANDARD, needs="wait_chow1")
 def _one_chance(f: Features) -> bool:
     """The winning tile filled a closed or edge chow wait."""
-    return f.standard and f.wait in ("closed", "edge")
+    return True
 
 
-@pattern("out_on_pair", "Out on a Pair", "單釣", STANDARD)
+@pattern("out_on_pair", "Out on a Pair", "單釣", STANDARD, needs="wait_single")
 def _out_on_pair(f: Features) -> bool:
     """The winning tile completed the pair."""
-    return f.standard and f.wait == "single"
+    return True
 
 
-@pattern("last_of_kind", "Last of Its Kind", "絕張")
+@pattern("last_of_kind", "Last of Its Kind", "絕張", needs="last_of_kind")
 def _last_of_kind(f: Features) -> bool:
     """The winning tile was the last one of its kind still unseen (declared with --last-of-kind)."""
-    return f.ctx.last_of_kind
+    return True
 
 
-@pattern("double_jeopardy", "Double Jeopardy", "雙絕張", STANDARD)
+@pattern("double_jeopardy", "Double Jeopardy", "雙絕張", STANDARD, needs="last_of_kind wait_two_sided")
 def _double_jeopardy(f: Features) -> bool:
     """Last of its kind, won on a two-sided wait."""
-    return f.ctx.last_of_kind and f.standard and f.wait == "two-sided"
+    return True
 
 
-@pattern("ready_hand", "Ready Hand Declared", "報聽")
+@pattern("ready_hand", "Ready Hand Declared", "報聽", needs="ready")
 def _ready(f: Features) -> bool:
     """A ready hand announced in the first go-around (declared with --ready)."""
-    return f.ctx.ready
+    return True
 
 
 # ---------------------------------------------------------------- shape and suits
 
-@pattern("all_chows", "All Chows", "平糊", STANDARD)
+@pattern("all_chows", "All Chows", "平糊", STANDARD, needs="chow4")
 def _all_chows(f: Features) -> bool:
     """Four chows and a pair (the pair and the suits as the preset says)."""
-    if not f.standard or len(f.chows) != 4:
-        return False
     rule = f.settings.get("all_chows_pair", "any")
     p = f.pair
     if rule == "suited" and p >= 27:
         return False
-    if rule == "no_value_wind" and p in (f.seat_wind, f.round_wind):
+    if rule == "no_value_wind" and (p == f.seat_wind or p == f.round_wind):
         return False
-    if rule == "no_value" and (p in DRAGON_TILES or p in (f.seat_wind, f.round_wind)):
+    if rule == "no_value" and (p >= 31 or p == f.seat_wind or p == f.round_wind):
         return False
-    return len(f.suits) >= f.settings.get("all_chows_min_suits", 1)
+    return f.n_suits >= f.settings.get("all_chows_min_suits", 1)
 
 
-@pattern("all_pungs", "All Pungs", "對對糊", STANDARD)
+@pattern("all_pungs", "All Pungs", "對對糊", STANDARD, needs="pung4")
 def _all_pungs(f: Features) -> bool:
     """Four pungs or kongs and a pair."""
-    return f.standard and len(f.pungs) == 4
+    return True
 
 
-@pattern("half_flush", "Half Flush", "混一色", WON)
+@pattern("half_flush", "Half Flush", "混一色", WON, needs="one_suit honours")
 def _half_flush(f: Features) -> bool:
     """One suit and honours."""
-    return len(f.suits) == 1 and f.honours
+    return True
 
 
-@pattern("full_flush", "Full Flush", "清一色", WON)
+@pattern("full_flush", "Full Flush", "清一色", WON, needs="one_suit no_honours")
 def _full_flush(f: Features) -> bool:
     """One suit only."""
-    return len(f.suits) == 1 and not f.honours
+    return True
 
 
 @pattern("seven_pairs", "Seven Pairs", "七對子", frozenset({"seven_pairs"}))
 def _seven_pairs(f: Features) -> bool:
     """Seven pairs."""
-    return f.shape == "seven_pairs"
+    return True
 
 
-@pattern("mixed_terminals", "Mixed Terminals", "混么九", WON)
+@pattern("mixed_terminals", "Mixed Terminals", "混么九", WON, needs="orphans_only honours")
 def _mixed_terminals(f: Features) -> bool:
     """Sets and a pair (or seven pairs) of terminals and honours only, some of each; thirteen
     orphans is its own hand."""
-    return f.present <= ORPHANS and f.honours and bool(f.suits)
+    return f.n_suits > 0
 
 
-@pattern("all_terminals", "All Terminals", "清么九", WON)
+@pattern("all_terminals", "All Terminals", "清么九", WON, needs="orphans_only no_honours")
 def _all_terminals(f: Features) -> bool:
     """Only ones and nines."""
-    return f.present <= TERMINALS
+    return True
 
 
-@pattern("all_honours", "All Honours", "字一色", WON)
+@pattern("all_honours", "All Honours", "字一色", WON, needs="no_suits")
 def _all_honours(f: Features) -> bool:
     """Only winds and dragons."""
-    return not f.suits
+    return True
 
 
-@pattern("four_concealed_pungs", "Four Concealed Pungs", "坎坎糊", STANDARD)
+@pattern("four_concealed_pungs", "Four Concealed Pungs", "坎坎糊", STANDARD, needs="pung4")
 def _four_concealed(f: Features) -> bool:
     """Four concealed pungs or kongs (a pung finished on a discard is exposed)."""
-    if not f.standard or f.concealed_pungs() != 4:
+    if f.concealed_pungs != 4:
         return False
-    return f.ctx.self_drawn or not f.settings.get("four_concealed_pungs_self_drawn_only", False)
+    return f.self_drawn or not f.settings.get("four_concealed_pungs_self_drawn_only", False)
 
 
-@pattern("three_concealed_pungs", "Three Concealed Pungs", "三暗刻", STANDARD)
+@pattern("three_concealed_pungs", "Three Concealed Pungs", "三暗刻", STANDARD, needs="pung3")
 def _three_concealed(f: Features) -> bool:
     """Exactly three concealed pungs or kongs."""
-    return f.standard and f.concealed_pungs() == 3
+    return f.concealed_pungs == 3
 
 
-@pattern("four_kongs", "Four Kongs", "十八羅漢", STANDARD)
+@pattern("four_kongs", "Four Kongs", "十八羅漢", STANDARD, needs="kong3")
 def _four_kongs(f: Features) -> bool:
     """Four kongs."""
     return f.kongs == 4
 
 
-@pattern("three_kongs", "Three Kongs", "三槓子", STANDARD)
+@pattern("three_kongs", "Three Kongs", "三槓子", STANDARD, needs="kong3")
 def _three_kongs(f: Features) -> bool:
     """Exactly three kongs."""
     return f.kongs == 3
 
 
-@pattern("two_kongs", "Two Kongs", "兩槓", STANDARD)
+@pattern("two_kongs", "Two Kongs", "兩槓", STANDARD, needs="kong2")
 def _two_kongs(f: Features) -> bool:
     """Exactly two kongs."""
     return f.kongs == 2
 
 
-@pattern("nine_gates", "Nine Gates", "九子連環", STANDARD)
+_NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
+
+
+@pattern("nine_gates", "Nine Gates", "九子連環", STANDARD, needs="one_suit no_honours concealed")
 def _nine_gates(f: Features) -> bool:
     """Concealed 1112345678999 of one suit, won on any tile of that suit."""
-    if f.hand.melds or len(f.suits) != 1 or f.honours or not f.standard:
+    if f.n_melds:
         return False
-    base = 9 * next(iter(f.suits))
+    base = 9 * (f.suit_mask.bit_length() - 1)
     c = list(f.counts[base:base + 9])
     c[f.win - base] -= 1
-    return c == [3, 1, 1, 1, 1, 1, 1, 1, 3]
+    return tuple(c) == _NINE_GATES
 
 
 @pattern("thirteen_orphans", "Thirteen Orphans", "十三么", frozenset({"thirteen_orphans"}))
 def _thirteen_orphans(f: Features) -> bool:
     """One of each terminal and honour and a pair of one of them."""
-    return f.shape == "thirteen_orphans"
+    return True
 
 
-def _suit_dragon(f: Features, suit: int, dragon: str) -> bool:
-    d = index(dragon)
-    return f.standard and not f.chows and d in f.pung_set and f.present <= _SUIT_SETS[suit] | {d}
+def _suit_dragon(f: Features, suit: int, dragon: int) -> bool:
+    return not f.chows and _in(f.pung_mask, dragon) and not f.present & ~(_SUIT_MASKS[suit] | 1 << dragon)
 
 
-@pattern("jade_dragon", "Jade Dragon", "翡翠龍", STANDARD)
+@pattern("jade_dragon", "Jade Dragon", "翡翠龍", STANDARD, needs="pung4 dragon_pung one_suit")
 def _jade(f: Features) -> bool:
     """Pungs (or kongs) of bamboo, a pung of green dragons, a pair of bamboo: no chows."""
-    return _suit_dragon(f, 2, "Gd")
+    return _suit_dragon(f, 2, 32)
 
 
-@pattern("ruby_dragon", "Ruby Dragon", "紅寶龍", STANDARD)
+@pattern("ruby_dragon", "Ruby Dragon", "紅寶龍", STANDARD, needs="pung4 dragon_pung one_suit")
 def _ruby(f: Features) -> bool:
     """Pungs (or kongs) of characters, a pung of red dragons, a pair of characters: no chows."""
-    return _suit_dragon(f, 0, "Rd")
+    return _suit_dragon(f, 0, 31)
 
 
-@pattern("pearl_dragon", "Pearl Dragon", "珍珠龍", STANDARD)
+@pattern("pearl_dragon", "Pearl Dragon", "珍珠龍", STANDARD, needs="pung4 dragon_pung one_suit")
 def _pearl(f: Features) -> bool:
     """Pungs (or kongs) of dots, a pung of white dragons, a pair of dots: no chows."""
-    return _suit_dragon(f, 1, "Wd")
+    return _suit_dragon(f, 1, 33)
 
 
-@pattern("pure_straight", "Pure Straight", "一條龍", STANDARD)
+@pattern("pure_straight", "Pure Straight", "一條龍", STANDARD, needs="chow3")
 def _pure_straight(f: Features) -> bool:
     """123, 456 and 789 chows of one suit."""
-    cs = f.chow_count
-    return any(cs.get(9 * s) and cs.get(9 * s + 3) and cs.get(9 * s + 6) for s in range(3))
+    m = f.chow_mask
+    return any(m & s == s for s in _STRAIGHTS)
 
 
-@pattern("mixed_triple_chow", "Mixed Triple Chow", "三相逢", STANDARD)
+@pattern("mixed_triple_chow", "Mixed Triple Chow", "三相逢", STANDARD, needs="chow3")
 def _mixed_triple(f: Features) -> bool:
     """The same chow in all three suits."""
-    cs = f.chow_count
-    return any(cs.get(n) and cs.get(n + 9) and cs.get(n + 18) for n in range(7))
+    m = f.chow_mask
+    return bool(m & (m >> 9) & (m >> 18) & 0x7F)
 
 
-@pattern("pure_double_chow", "Pure Double Chow", "一般高", STANDARD)
+@pattern("pure_double_chow", "Pure Double Chow", "一般高", STANDARD, needs="chow2")
 def _pure_double(f: Features) -> int:
     """Two identical chows of one suit (each such pair of chows counts)."""
-    return sum(1 for n in f.chow_count.values() if n >= 2)
+    return _bits(f.dup_mask)
 
 
-@pattern("two_pure_double_chows", "Two Pure Double Chows", "雙龍抱珠", STANDARD)
+@pattern("two_pure_double_chows", "Two Pure Double Chows", "雙龍抱珠", STANDARD, needs="chow4")
 def _two_pure_double(f: Features) -> bool:
     """Two pairs of identical chows."""
-    return sum(n // 2 for n in f.chow_count.values()) >= 2
+    return f.chow_pairs >= 2
 
 
-@pattern("pure_triple_chow", "Pure Triple Chow", "三般高", STANDARD)
+@pattern("pure_triple_chow", "Pure Triple Chow", "三般高", STANDARD, needs="chow3")
 def _pure_triple(f: Features) -> bool:
     """Three identical chows of one suit."""
-    return any(n >= 3 for n in f.chow_count.values())
+    return f.chow_max >= 3
 
 
-@pattern("four_identical_chows", "Four Identical Chows", "四般高", STANDARD)
+@pattern("four_identical_chows", "Four Identical Chows", "四般高", STANDARD, needs="chow4")
 def _pure_quad(f: Features) -> bool:
     """Four identical chows of one suit."""
-    return any(n == 4 for n in f.chow_count.values())
+    return f.chow_max == 4
 
 
-@pattern("two_dragon_suits", "Two Dragon Suits", "兩套龍", STANDARD)
+@pattern("two_dragon_suits", "Two Dragon Suits", "兩套龍", STANDARD, needs="chow4")
 def _two_dragon_suits(f: Features) -> bool:
     """A pure straight and a second 456 chow of the same suit."""
-    cs = f.chow_count
-    return any(cs.get(9 * s) and cs.get(9 * s + 3, 0) >= 2 and cs.get(9 * s + 6) for s in range(3))
+    m, d = f.chow_mask, f.dup_mask
+    return any(m & s == s and _in(d, 9 * k + 3) for k, s in enumerate(_STRAIGHTS))
 
 
-@pattern("all_simples", "All Simples", "斷么", WON)
+@pattern("all_simples", "All Simples", "斷么", WON, needs="no_orphans")
 def _all_simples(f: Features) -> bool:
     """No terminal or honour."""
-    return f.present.isdisjoint(ORPHANS)
+    return True
 
 
-@pattern("no_honours", "No Honour Tiles", "無字", WON)
+@pattern("no_honours", "No Honour Tiles", "無字", WON, needs="no_honours")
 def _no_honours(f: Features) -> bool:
     """Suit tiles only."""
-    return not f.honours
+    return True
 
 
-def _group_type(g: Group) -> str:
-    return "w" if g.tile in WIND_TILES else "d" if g.tile in DRAGON_TILES else "mps"[g.tile // 9]
+def _kind_bit(t: int) -> int:
+    """m, p, s, wind, dragon: one bit each."""
+    return 1 << (t // 9 if t < 27 else 3 if t < 31 else 4)
 
 
-@pattern("five_doors", "All Types (Five Doors)", "五門齊", STANDARD)
+@pattern("five_doors", "All Types (Five Doors)", "五門齊", STANDARD, needs="honours")
 def _five_doors(f: Features) -> bool:
     """Each set and the pair of a different kind: characters, dots, bamboo, winds, dragons."""
-    return f.standard and len({_group_type(g) for g in f.groups}) == 5
+    kinds = _kind_bit(f.pair)
+    for t in f.pungs:
+        kinds |= _kind_bit(t)
+    for c in f.chows:
+        kinds |= 1 << (c // 9)
+    return kinds == 0b11111  # five groups, five kinds
 
 
-@pattern("two_suits", "One Voided Suit", "缺一門", WON)
+@pattern("two_suits", "One Voided Suit", "缺一門", WON, needs="two_suits")
 def _two_suits(f: Features) -> bool:
     """Tiles of exactly two of the three suits (honours allowed)."""
-    return len(f.suits) == 2
+    return True
 
 
-def _has_orphan(g: Group) -> bool:
-    return any(t in ORPHANS for t in g.tiles)
-
-
-@pattern("outside_hand", "Outside Hand", "混全帶么", STANDARD)
 def _outside(f: Features) -> bool:
+    return (not f.pung_mask & ~_ORPHANS and not f.chow_mask & ~_OUTSIDE_CHOWS
+            and _in(_ORPHANS, f.pair))
+
+
+@pattern("outside_hand", "Outside Hand", "混全帶么", STANDARD, needs="some_orphan")
+def _outside_hand(f: Features) -> bool:
     """A terminal or an honour in every set and in the pair."""
-    return f.standard and all(_has_orphan(g) for g in f.groups)
+    return _outside(f)
 
 
-@pattern("pure_outside", "Pure Outside Hand", "純全帶么", STANDARD)
+@pattern("pure_outside", "Pure Outside Hand", "純全帶么", STANDARD, needs="some_orphan no_honours")
 def _pure_outside(f: Features) -> bool:
     """A terminal in every set and in the pair, no honours."""
-    return f.standard and not f.honours and all(_has_orphan(g) for g in f.groups)
+    return _outside(f)
 
 
-@pattern("terminal_chows", "Two Terminal Chows", "老少", STANDARD)
+@pattern("terminal_chows", "Two Terminal Chows", "老少", STANDARD, needs="chow2")
 def _terminal_chows(f: Features) -> int:
     """123 and 789 chows of one suit (each suit counts)."""
-    cs = f.chow_count
-    return sum(1 for s in range(3) if cs.get(9 * s) and cs.get(9 * s + 6))
+    m = f.chow_mask
+    return (m & _TERMINAL_CHOWS[0] == _TERMINAL_CHOWS[0]) + (m & _TERMINAL_CHOWS[1] == _TERMINAL_CHOWS[1]) \
+        + (m & _TERMINAL_CHOWS[2] == _TERMINAL_CHOWS[2])
 
 
-@pattern("double_lao_shao", "Double Lao Shao", "雙老少", STANDARD)
+@pattern("double_lao_shao", "Double Lao Shao", "雙老少", STANDARD, needs="chow4")
 def _double_lao_shao(f: Features) -> bool:
     """123 and 789 chows in two different suits."""
     return _terminal_chows(f) >= 2
 
 
-@pattern("terminal_pungs", "Two Terminal Pungs", "老少碰", STANDARD)
+@pattern("terminal_pungs", "Two Terminal Pungs", "老少碰", STANDARD, needs="pung2")
 def _terminal_pungs(f: Features) -> int:
     """111 and 999 pungs of one suit (each suit counts)."""
-    ps = f.pung_set
-    return sum(1 for s in range(3) if 9 * s in ps and 9 * s + 8 in ps)
+    m = f.pung_mask
+    return (m & _TERMINAL_PAIRS[0] == _TERMINAL_PAIRS[0]) + (m & _TERMINAL_PAIRS[1] == _TERMINAL_PAIRS[1]) \
+        + (m & _TERMINAL_PAIRS[2] == _TERMINAL_PAIRS[2])
 
 
 def _four_in(f: Features, k: int) -> int:
+    """Suit tiles held four times (not as a kong) that lie in exactly ``k`` groups."""
     n = 0
-    for t in range(27):
-        if f.counts[t] == 4 and not any(g.kind == "kong" and g.tile == t for g in f.groups):
-            if sum(1 for g in f.groups if t in g.tiles) == k:
-                n += 1
+    for t in f.fours:
+        groups = _in(f.pung_mask, t) + (f.pair == t)
+        for c in f.chows:
+            groups += c <= t <= c + 2 and c // 9 == t // 9
+        n += groups == k
     return n
 
 
-@pattern("four_in_two", "Four into Two", "四歸二", STANDARD)
+@pattern("four_in_two", "Four into Two", "四歸二", STANDARD, needs="four_alike")
 def _four_in_two(f: Features) -> int:
     """All four copies of a suit tile spread over two sets (a pung and a chow)."""
-    return _four_in(f, 2) if f.standard else 0
+    return _four_in(f, 2)
 
 
-@pattern("four_in_three", "Four into Three", "四歸三", STANDARD)
+@pattern("four_in_three", "Four into Three", "四歸三", STANDARD, needs="four_alike")
 def _four_in_three(f: Features) -> int:
     """All four copies of a suit tile spread over three groups."""
-    return _four_in(f, 3) if f.standard else 0
+    return _four_in(f, 3)
 
 
-@pattern("four_in_four", "Four into Four", "四歸四", STANDARD)
+@pattern("four_in_four", "Four into Four", "四歸四", STANDARD, needs="four_alike chow4")
 def _four_in_four(f: Features) -> int:
     """All four copies of a suit tile spread over four chows."""
-    return _four_in(f, 4) if f.standard else 0
+    return _four_in(f, 4)
 
 
 @pattern("special_eyes", "Special Eyes", "將眼", STANDARD)
 def _special_eyes(f: Features) -> bool:
     """The pair is a 2, 5 or 8 of a suit."""
-    return f.standard and f.pair < 27 and _number(f.pair) in (2, 5, 8)
+    p = f.pair
+    return p < 27 and p % 9 in (1, 4, 7)
 
 
-@pattern("four_revealed_pungs", "Four Revealed Pungs", "清四碰", STANDARD)
+@pattern("four_revealed_pungs", "Four Revealed Pungs", "清四碰", STANDARD, needs="pung4")
 def _four_revealed(f: Features) -> bool:
     """Four melded pungs or kongs."""
-    return sum(1 for g in f.pungs if g.melded) == 4
+    return f.melded_pungs == 4
 
 
-@pattern("a_tail", "A Tail", "尾尾", STANDARD)
+@pattern("a_tail", "A Tail", "尾尾", STANDARD, needs="pung2")
 def _a_tail(f: Features) -> bool:
     """Two pungs shifted by one with the pair next in line (n, n+1, pair n+2 or n-1), or two wind
     pungs and a wind pair."""
-    if not f.standard:
-        return False
-    ps = f.pung_set
-    p = f.pair
-    if p in WIND_TILES and len(ps & WIND_TILES) >= 2:
+    m, p = f.pung_mask, f.pair
+    if 27 <= p < 31 and _bits(m & _WINDS) >= 2:
         return True
     if p >= 27:
         return False
-    n = _number(p)
-    return (n >= 3 and {p - 2, p - 1} <= ps) or (n <= 7 and {p + 1, p + 2} <= ps)
+    n = p % 9 + 1
+    return (n >= 3 and _in(m, p - 2) and _in(m, p - 1)) or (n <= 7 and _in(m, p + 1) and _in(m, p + 2))
 
 
-@pattern("pure_shifted_pungs", "Pure Shifted Pungs", "姊妹碰", STANDARD)
+@pattern("pure_shifted_pungs", "Pure Shifted Pungs", "姊妹碰", STANDARD, needs="pung3")
 def _shifted_pungs(f: Features) -> bool:
     """Three pungs of one suit, each one up from the last."""
-    ps = f.pung_set
-    return any(t < 27 and t % 9 <= 6 and t + 1 in ps and t + 2 in ps for t in ps)
+    m = f.pung_mask
+    return bool(m & (m >> 1) & (m >> 2) & _SHIFT_STARTS)
 
 
-@pattern("three_winds", "Three Winds", "三風會", STANDARD)
+@pattern("three_winds", "Three Winds", "三風會", STANDARD, needs="pung3 wind_pung")
 def _three_winds(f: Features) -> bool:
     """Three wind pungs."""
-    return len(f.pung_set & WIND_TILES) >= 3
+    return _bits(f.pung_mask & _WINDS) >= 3
 
 
-def _number_classes(f: Features) -> set:
-    return {(_number(t) if t < 27 else "honour") for t in f.present}
-
-
-@pattern("three_numbers", "Three Numbers", "三數", STANDARD)
+@pattern("three_numbers", "Three Numbers", "三數", STANDARD, needs="numbers3")
 def _three_numbers(f: Features) -> bool:
     """Only three numbers in the whole hand (all honours count as one number)."""
-    return f.standard and len(_number_classes(f)) <= 3
+    return True
 
 
-@pattern("two_numbers", "Two Numbers", "兩數", STANDARD)
+@pattern("two_numbers", "Two Numbers", "兩數", STANDARD, needs="pung4 numbers2")
 def _two_numbers(f: Features) -> bool:
     """All pungs, and only two numbers (all honours count as one number)."""
-    return f.standard and len(f.pungs) == 4 and len(_number_classes(f)) <= 2
+    return True
 
 
-@pattern("all_linked", "All Linked", "全帶", STANDARD)
+@pattern("all_linked", "All Linked", "全帶", STANDARD, needs="no_honours")
 def _all_linked(f: Features) -> bool:
     """One number appears in every set and in the pair."""
-    if not f.standard or f.honours:
-        return False
-    return any(all(any(_number(t) == n for t in g.tiles) for g in f.groups) for n in range(1, 10))
+    common = 1 << (f.pair % 9)
+    for t in f.pungs:
+        common &= 1 << (t % 9)
+    for c in f.chows:
+        common &= 7 << (c % 9)
+    return bool(common)
 
 
-@pattern("all_linked_three_numbers", "All Linked with Three Numbers", "全帶三數", STANDARD)
+@pattern("all_linked_three_numbers", "All Linked with Three Numbers", "全帶三數", STANDARD,
+         needs="chow4 no_honours numbers3")
 def _all_linked_three(f: Features) -> bool:
     """Four chows of the same numbers (any suits) and a pair of one of those numbers."""
-    if not f.standard or len(f.chows) != 4 or f.pair >= 27:
-        return False
-    starts = {_number(g.tile) for g in f.chows}
-    return len(starts) == 1 and 0 <= _number(f.pair) - starts.pop() <= 2
+    start = f.chows[0] % 9
+    return all(c % 9 == start for c in f.chows) and 0 <= f.pair % 9 - start <= 2
 
 
-@pattern("all_contain_one", "All Contain One", "全帶一", STANDARD)
+@pattern("all_contain_one", "All Contain One", "全帶一", STANDARD, needs="chow4 no_honours numbers3")
 def _all_contain_one(f: Features) -> bool:
     """Four 123 chows and a pair of ones."""
-    return (f.standard and len(f.chows) == 4 and all(_number(g.tile) == 1 for g in f.chows)
-            and f.pair < 27 and _number(f.pair) == 1)
+    return all(c % 9 == 0 for c in f.chows) and f.pair % 9 == 0
 
 
-@pattern("all_contain_nine", "All Contain Nine", "全帶九", STANDARD)
+@pattern("all_contain_nine", "All Contain Nine", "全帶九", STANDARD, needs="chow4 no_honours numbers3")
 def _all_contain_nine(f: Features) -> bool:
     """Four 789 chows and a pair of nines."""
-    return (f.standard and len(f.chows) == 4 and all(_number(g.tile) == 7 for g in f.chows)
-            and f.pair < 27 and _number(f.pair) == 9)
+    return all(c % 9 == 6 for c in f.chows) and f.pair % 9 == 8
 
 
-@pattern("special_eye_pungs", "Special Eye Pungs", "將將碰", STANDARD)
+@pattern("special_eye_pungs", "Special Eye Pungs", "將將碰", STANDARD, needs="pung4 no_honours numbers3")
 def _special_eye_pungs(f: Features) -> bool:
     """All pungs, every tile a 2, 5 or 8."""
-    return (f.standard and len(f.pungs) == 4 and not f.honours
-            and all(_number(t) in (2, 5, 8) for t in f.present))
+    return not f.number_mask & ~_EYES
 
 
 # ---------------------------------------------------------------- honours
 
-@pattern("dragon_pung", "Dragon Pung", "箭刻", STANDARD)
+@pattern("dragon_pung", "Dragon Pung", "箭刻", STANDARD, needs="dragon_pung")
 def _dragon_pung(f: Features) -> int:
     """A pung or kong of dragons (each counts)."""
-    return len(f.pung_set & DRAGON_TILES)
+    return _bits(f.pung_mask & _DRAGONS)
 
 
-@pattern("seat_wind", "Seat Wind", "門風", STANDARD)
-def _seat_wind(f: Features) -> bool:
+@pattern("seat_wind", "Seat Wind", "門風", STANDARD, needs="wind_pung")
+def _seat_wind(f: Features) -> int:
     """A pung or kong of the winner's seat wind."""
-    return f.seat_wind in f.pung_set
+    return _in(f.pung_mask, f.seat_wind)
 
 
-@pattern("round_wind", "Prevailing Wind", "圈風", STANDARD)
-def _round_wind(f: Features) -> bool:
+@pattern("round_wind", "Prevailing Wind", "圈風", STANDARD, needs="wind_pung")
+def _round_wind(f: Features) -> int:
     """A pung or kong of the prevailing wind."""
-    return f.round_wind in f.pung_set
+    return _in(f.pung_mask, f.round_wind)
 
 
-@pattern("honour_pung", "Honour Tiles", "番子", STANDARD)
+@pattern("honour_pung", "Honour Tiles", "番子", STANDARD, needs="pung1 honours")
 def _honour_pung(f: Features) -> int:
     """A pung or kong of dragons, seat wind or prevailing wind (each set counts once)."""
-    value = DRAGON_TILES | {f.seat_wind, f.round_wind}
-    return len(f.pung_set & value)
+    return _bits(f.pung_mask & (_DRAGONS | 1 << f.seat_wind | 1 << f.round_wind))
 
 
-@pattern("little_three_dragons", "Little Three Dragons", "小三元", STANDARD)
+@pattern("little_three_dragons", "Little Three Dragons", "小三元", STANDARD, needs="dragon_pung pung2")
 def _little_dragons(f: Features) -> bool:
     """Two dragon pungs and a pair of the third dragon."""
-    return f.standard and f.pair in DRAGON_TILES and _dragon_pung(f) == 2
+    return f.pair >= 31 and _bits(f.pung_mask & _DRAGONS) == 2
 
 
-@pattern("big_three_dragons", "Big Three Dragons", "大三元", STANDARD)
+@pattern("big_three_dragons", "Big Three Dragons", "大三元", STANDARD, needs="dragon_pung pung3")
 def _big_dragons(f: Features) -> bool:
     """Pungs or kongs of all three dragons."""
-    return _dragon_pung(f) == 3
+    return f.pung_mask & _DRAGONS == _DRAGONS
 
 
-@pattern("little_four_winds", "Little Four Winds", "小四喜", STANDARD)
+@pattern("little_four_winds", "Little Four Winds", "小四喜", STANDARD, needs="wind_pung pung3")
 def _little_winds(f: Features) -> bool:
     """Three wind pungs and a pair of the fourth wind."""
-    if not (f.standard and f.pair in WIND_TILES and len(f.pung_set & WIND_TILES) == 3):
+    p = f.pair
+    if not (27 <= p < 31 and _bits(f.pung_mask & _WINDS) == 3):
         return False
     if f.settings.get("little_four_winds_pair_rule", "any") == "no_value_wind":
-        return f.pair not in (f.seat_wind, f.round_wind)
+        return p != f.seat_wind and p != f.round_wind
     return True
 
 
-@pattern("big_four_winds", "Big Four Winds", "大四喜", STANDARD)
+@pattern("big_four_winds", "Big Four Winds", "大四喜", STANDARD, needs="wind_pung pung4")
 def _big_winds(f: Features) -> bool:
     """Pungs or kongs of all four winds."""
-    return len(f.pung_set & WIND_TILES) == 4
-
+    return f.pung_mask & _WINDS == _WINDS
 
 
 # ---------------------------------------------------------------- what a pattern implies

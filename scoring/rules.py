@@ -80,6 +80,24 @@ class RulePreset:
         """(pattern id, predicate) of the active patterns, for the scoring loop."""
         return tuple((pid, PATTERNS[pid].fn) for pid, _ in self._active)
 
+    @cached_property
+    def _candidates(self) -> dict:
+        return {}
+
+    def candidates(self, shape: str, traits: int) -> tuple[tuple[str, object], ...]:
+        """The (pattern id, predicate) pairs that can match a reading of ``shape`` with ``traits``
+        (see ``patterns.TRAITS``): a pattern defined on another shape, or needing a trait the
+        reading lacks, is not called. Cached per (shape, traits)."""
+        key = (shape, traits)
+        cands = self._candidates.get(key)
+        if cands is None:
+            if len(self._candidates) > 4096:
+                self._candidates.clear()
+            cands = self._candidates[key] = tuple(
+                (pid, p.fn) for pid, p in ((pid, PATTERNS[pid]) for pid, _ in self._active)
+                if shape in p.shapes and traits & p.needs == p.needs)
+        return cands
+
     def worth(self, pid: str, count: int = 1) -> float:
         """What ``count`` instances of a pattern are worth here (a limit hand more than any number)."""
         v = self.patterns[pid]
