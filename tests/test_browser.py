@@ -79,7 +79,7 @@ def test_four_hand_game_in_the_browser(tmp_path):
             page.set_input_files("#photo", os.path.join(SAMPLES, "hand-pungs.jpg"))
             page.wait_for_selector("#reading:not([hidden]) button.tile")
             page.select_option("#winner", "0")
-            page.select_option("#discarder", "")
+            page.select_option("#discarder", "self")
             page.click("#score")
             page.wait_for_selector("#points")
             assert not page.is_disabled("#record"), page.inner_text("#message")
@@ -101,3 +101,105 @@ def test_four_hand_game_in_the_browser(tmp_path):
     for d in shots:
         assert sorted(os.listdir(d))[:3] == ["1-new-game.png", "2-photo-corrected-and-scored.png",
                                              "3-after-four-hands.png"]
+
+
+FONTS_CONF = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>{fonts}</dir><cachedir>{cache}</cachedir></fontconfig>
+"""
+MAHJONG_CHARS = "[\\u{1F000}-\\u{1F02B}]"
+
+
+def test_tiles_are_pictures_on_a_phone_without_chinese_fonts(tmp_path):
+    """At 390x844 in a Chromium that has no CJK or emoji font (only DejaVu), every tile on the page
+    is a picture and none relies on a mahjong character; read tiles show their crop of the photo;
+    the next hand's form starts empty; a message does not follow to another screen."""
+    import httpx
+
+    latin = "/usr/share/fonts/truetype/dejavu"
+    if not os.path.isdir(latin):
+        pytest.skip("no DejaVu fonts (apt-get install fonts-dejavu-core)")
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(FONTS_CONF.format(fonts=latin, cache=tmp_path / "fc-cache"))
+    shots = [str(tmp_path / "screens")] + ([os.environ["MJCAM_SCREENSHOTS"]] if os.environ.get("MJCAM_SCREENSHOTS") else [])
+    for d in shots:
+        os.makedirs(d, exist_ok=True)
+    port = free_port()
+    proc = serve(str(tmp_path / "game.sqlite"), port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        assert httpx.get(base + "/favicon.ico").status_code == 200
+        assert httpx.get(base + "/static/tiles/9p.svg").headers["content-type"].startswith("image/svg+xml")
+        assert httpx.get(base + "/static/tiles/..%2Fapp.js.svg").status_code == 404
+        with playwright.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"],
+                                        env={**os.environ, "FONTCONFIG_FILE": str(conf)})
+            page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+            page.on("dialog", lambda d: d.accept())
+
+            def shot(name):
+                for d in shots:
+                    page.screenshot(path=os.path.join(d, name), full_page=True)
+
+            def no_font_tiles():
+                """Every tile element: a loaded picture, and no mahjong character anywhere on the page."""
+                return page.evaluate("""(re) => {
+                    const bad = [];
+                    const rx = new RegExp(re, "u");
+                    if (rx.test(document.body.innerText)) bad.push("a mahjong character in the page's text");
+                    document.querySelectorAll("button.tile, .set-pics").forEach((t) => {
+                        if (rx.test(t.textContent)) bad.push("a mahjong character in " + t.outerHTML.slice(0, 80));
+                        const imgs = t.querySelectorAll("img.face");
+                        if (!imgs.length) bad.push("no picture in " + t.outerHTML.slice(0, 80));
+                        imgs.forEach((i) => { if (!i.complete || !i.naturalWidth) bad.push("not loaded: " + i.src); });
+                    });
+                    return bad;
+                }""", MAHJONG_CHARS)
+
+            page.goto(base + "/")
+            # the phone has no Chinese font: the page knows, and shows the pattern names in English only
+            assert page.evaluate("document.documentElement.classList.contains('no-cjk')")
+            page.click("#start-game")
+            page.wait_for_selector("#game:not([hidden])")
+            page.select_option("#phone", "0")  # Ann's phone: a photo of tiles standing up is her hand
+            page.set_input_files("#photo", os.path.join(SAMPLES, "hand-pungs.jpg"))
+            page.wait_for_selector("#reading:not([hidden]) button.tile")
+            page.wait_for_function("[...document.querySelectorAll('#tiles img')].every((i) => i.complete)")
+            crops = page.evaluate("[...document.querySelectorAll('#tiles img.crop')].map((i) => i.naturalWidth)")
+            assert len(crops) == page.locator("#tiles button.tile").count() and all(w > 0 for w in crops)
+            page.click("#keypad-box summary")
+            page.locator("#tiles button.tile").nth(0).click()
+            page.wait_for_selector("#picker[open]")
+            assert page.locator("#picker-tiles button.tile img.face").count() == 42
+            assert no_font_tiles() == []
+            shot("4-no-cjk-picker.png")
+            page.click("#picker button[value=cancel]")
+            if page.input_value("#winner") == "":  # which way up the tiles stand was not told: choose
+                page.select_option("#winner", "0")
+            else:
+                assert "Winner proposed" in page.inner_text("#proposed")
+            page.select_option("#discarder", "self")
+            page.click("#score")
+            page.wait_for_selector("#breakdown:not([hidden]) .scored-hand img.face")
+            assert not page.is_visible("#breakdown .zh")  # Chinese names hidden, not drawn as boxes
+            assert no_font_tiles() == []
+            shot("5-no-cjk-reading-and-score.png")
+            page.click("#record")
+            page.wait_for_selector("#history li")
+            # the next hand starts clean: nobody has won it yet, nor how
+            assert page.input_value("#winner") == "" and page.input_value("#discarder") == ""
+            assert page.input_value("#hand") == "" and page.is_hidden("#reading") and page.is_hidden("#breakdown")
+            assert page.inner_text("#history .hand-no") == "1."  # the hand's number shows on a phone
+            page.fill("#hand", "[RdRdRd] [123s] [999s] 45s NN +6s")
+            page.click("#score")
+            assert "choose who won" in page.inner_text("#message")
+            page.click("#undo")
+            page.wait_for_function("document.querySelector('#message').textContent.includes('undone')")
+            page.click("#leave")
+            page.wait_for_selector("#start:not([hidden])")
+            assert page.is_hidden("#message")  # "Last hand undone" stays with the game screen
+            shot("6-no-cjk-start.png")
+            browser.close()
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()

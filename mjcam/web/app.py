@@ -20,6 +20,7 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from mjcam.ledger import FLAGS, Ledger, LedgerError
+from mjcam.web.tiles import CropCache, crops, picture, verdict
 
 MAX_UPLOAD = 25 * 1024 * 1024
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -47,6 +48,7 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
     ``X-Mjcam-Pin``). ``recognizer`` defaults to the shipped models, loaded on first upload."""
     ledger = Ledger(db_path)
     state = {"recognizer": recognizer}
+    tile_crops = CropCache()
 
     def get_recognizer():
         if state["recognizer"] is None:
@@ -86,6 +88,21 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
             return _error("not found", 404)
         kind = "text/javascript" if name.endswith(".js") else "text/css"
         return FileResponse(os.path.join(STATIC, name), media_type=f"{kind}; charset=utf-8")
+
+    async def tile_picture(request: Request):
+        path = picture(request.path_params["code"])
+        if path is None:
+            return _error("not found", 404)
+        return FileResponse(path, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
+    async def favicon(request: Request):
+        return FileResponse(picture("Rd"), media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
+    async def tile_crop(request: Request):
+        data = tile_crops.get(int(request.path_params["photo"]), int(request.path_params["n"]))
+        if data is None:
+            return _error("no such tile (the crops of older photos are not kept)", 404)
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "max-age=86400"})
 
     async def meta(request: Request):
         from mjcam.scoring import PRESET_IDS, load_preset
@@ -147,8 +164,12 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
         d["image"]["path"] = None
         pid = ledger.add_photo(gid, hashlib.sha256(data).hexdigest(), d, _jpeg(annotate(image, rec), ANNOTATED_SIDE),
                                _jpeg(image, THUMB_SIDE))
+        tile_crops.put(pid, crops(image, rec))  # each read tile shown as the photo shows it
+        g = ledger.game(gid)
         return JSONResponse({"photo_id": pid, "recognition": d, "annotated": f"/api/photos/{pid}/annotated.jpg",
-                             "thumbnail": f"/api/photos/{pid}/thumb.jpg"}, status_code=201)
+                             "thumbnail": f"/api/photos/{pid}/thumb.jpg",
+                             "crops": [f"/api/photos/{pid}/tiles/{n}.jpg" for n in range(len(rec.tiles))],
+                             "trust": verdict(rec, g["preset"], g["house"])}, status_code=201)
 
     async def photo(request: Request):
         which = request.path_params["which"]
@@ -181,6 +202,8 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
     routes = [
         Route("/", index),
         Route("/static/{name}", static),
+        Route("/static/tiles/{code}.svg", tile_picture),
+        Route("/favicon.ico", favicon),
         Route("/api/meta", guarded(meta)),
         Route("/api/games", guarded(games), methods=["GET"]),
         Route("/api/games", guarded(games, write=True), methods=["POST"]),
@@ -191,6 +214,7 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
         Route("/api/games/{game:int}/undo", guarded(undo, write=True), methods=["POST"]),
         Route("/api/games/{game:int}/export.csv", guarded(export)),
         Route("/api/photos/{photo:int}/{which}.jpg", guarded(photo)),
+        Route("/api/photos/{photo:int}/tiles/{n:int}.jpg", guarded(tile_crop)),
     ]
     app = Starlette(routes=routes)
     app.state.ledger = ledger

@@ -4,25 +4,33 @@
 const $ = (sel) => document.querySelector(sel);
 const SEATS = ["E", "S", "W", "N"];
 const WIND = { E: "East", S: "South", W: "West", N: "North" };
-const GLYPH = {};  // tile code -> Unicode mahjong tile
-(() => {
-  const base = 0x1F000;
-  ["E", "S", "W", "N", "Rd", "Gd", "Wd"].forEach((c, i) => { GLYPH[c] = String.fromCodePoint(base + i); });
-  for (let n = 1; n <= 9; n++) {
-    GLYPH[n + "m"] = String.fromCodePoint(base + 6 + n);
-    GLYPH[n + "s"] = String.fromCodePoint(base + 15 + n);
-    GLYPH[n + "p"] = String.fromCodePoint(base + 24 + n);
-  }
-  // flowers in Unicode order are plum, orchid, bamboo, chrysanthemum; F3 is chrysanthemum, F4 bamboo
-  [0x22, 0x23, 0x25, 0x24].forEach((o, i) => { GLYPH["F" + (i + 1)] = String.fromCodePoint(base + o); });
-  for (let n = 1; n <= 4; n++) GLYPH["S" + n] = String.fromCodePoint(base + 37 + n);
-  GLYPH.back = String.fromCodePoint(0x1F02B);
-})();
+const TILE_CODE = /^([1-9][mps]|[ESWN]|Rd|Gd|Wd|[FS][1-4]|back)$/;
+// a tile is drawn from its bundled picture, never from a font: many phones have no mahjong or Chinese font
+function face(code, cls) {
+  const c = TILE_CODE.test(code) ? code : "back";
+  return `<img class="${cls || "face"}" src="/static/tiles/${c}.svg" alt="${esc(code)}" draggable="false">`;
+}
+
+// Chinese text (pattern names) is shown only where the phone has a font for it: a missing glyph
+// draws the same box for every character, so two different characters that come out alike have none
+function hasChineseFont() {
+  try {
+    const c = document.createElement("canvas");
+    c.width = 40; c.height = 20;
+    const x = c.getContext("2d");
+    const draw = (ch) => { x.clearRect(0, 0, 40, 20); x.font = "16px sans-serif"; x.fillText(ch, 2, 16);
+      return x.getImageData(0, 0, 40, 20).data.join(","); };
+    return draw("\u4e2d") !== draw("\u767c");
+  } catch (e) { return false; }
+}
+if (!hasChineseFont()) document.documentElement.classList.add("no-cjk");
 
 let meta = null;
 let game = null;
 let reading = null;     // the current photo's recognition, edited in place
 let photoId = null;
+let crops = [];         // the current photo's tile crops (URLs), by tile position
+let trust = null;       // whether the reading may be trusted as read, and why not
 let previewed = null;   // the hand text that was last scored legal
 let requestId = null;   // one per hand being recorded: a retry reuses it
 
@@ -38,10 +46,25 @@ function show(text, ok) {
   if (text) m.scrollIntoView({ block: "nearest" });
 }
 
-async function api(method, path, body, raw) {
+// the PIN as typed on any keyboard (full-width digits are digits), or null; asked again until it is
+// made of plain characters, which are all a request header can carry
+const PIN_CHARS = /^[\x21-\x7e]{1,64}$/;
+function askPin() {
+  let text = "This game needs its PIN (shown where mjcam serve runs):";
+  for (;;) {
+    const p = prompt(text);
+    if (p === null) return null;
+    const pin = p.normalize("NFKC").trim();
+    if (PIN_CHARS.test(pin)) return pin;
+    text = "The PIN is the digits shown where mjcam serve runs. Type it again:";
+  }
+}
+
+async function api(method, path, body, raw, retried) {
   const headers = {};
   const pin = sessionStorage.getItem("mjcam-pin");
-  if (pin) headers["X-Mjcam-Pin"] = pin;
+  if (pin && PIN_CHARS.test(pin)) headers["X-Mjcam-Pin"] = pin;
+  if (meta && meta.token) headers["X-Mjcam-Token"] = meta.token;  // every write carries the page's token
   const init = { method, headers };
   if (raw) { init.body = raw; headers["Content-Type"] = raw.type || "application/octet-stream"; }
   else if (body !== undefined) { init.body = JSON.stringify(body); headers["Content-Type"] = "application/json"; }
@@ -49,10 +72,14 @@ async function api(method, path, body, raw) {
   try { r = await fetch(path, init); }
   catch (e) { throw new Error("cannot reach the mjcam server: " + e.message); }
   if (r.status === 401) {
-    const p = prompt("This game needs its PIN (shown where mjcam serve runs):");
-    if (p) { sessionStorage.setItem("mjcam-pin", p.trim()); return api(method, path, body, raw); }
+    const p = askPin();
+    if (p) { sessionStorage.setItem("mjcam-pin", p); return api(method, path, body, raw); }
   }
   const data = r.headers.get("content-type")?.includes("json") ? await r.json() : await r.text();
+  if (r.status === 403 && data && data.code === "token" && !retried) {  // the server was restarted: a new token
+    meta.token = (await api("GET", "/api/meta")).token;
+    return api(method, path, body, raw, true);
+  }
   if (!r.ok) throw new Error((data && data.error) || ("HTTP " + r.status));
   return data;
 }
@@ -75,6 +102,7 @@ async function init() {
 }
 
 async function showStart() {
+  show("");  // a message of the game screen does not follow to this one
   $("#game").hidden = true;
   $("#start").hidden = false;
   $("#where").textContent = "";
@@ -116,8 +144,10 @@ async function openGame(id, g) {
   $("#start").hidden = true;
   $("#game").hidden = false;
   $("#export").href = `/api/games/${game.id}/export.csv`;
-  resetHand();
   renderGame();
+  resetHand();
+  const owner = localStorage.getItem(`mjcam-phone-${game.id}`);
+  $("#phone").value = owner !== null && +owner >= 0 && +owner < 4 ? owner : "";
 }
 
 function renderGame() {
@@ -128,26 +158,32 @@ function renderGame() {
   $("#totals tbody").innerHTML = game.players.map((p, i) =>
     `<tr${i === game.dealer ? ' class="dealer"' : ""}><td>${esc(p)}</td><td>${WIND[game.seats[i]]}</td>` +
     `<td class="num" data-player="${i}">${game.totals[i]}</td></tr>`).join("");
-  const w = $("#winner"), d = $("#discarder");
-  const wv = w.value, dv = d.value;
-  w.innerHTML = game.players.map((p, i) => `<option value="${i}">${esc(p)} (${WIND[game.seats[i]]})</option>`).join("");
-  d.innerHTML = '<option value="">self-drawn</option>' +
+  const w = $("#winner"), d = $("#discarder"), ph = $("#phone");
+  const wv = w.value, dv = d.value, pv = ph.value;  // kept while a hand is being entered (after an undo, say)
+  w.innerHTML = '<option value="">— who won? —</option>' +
+    game.players.map((p, i) => `<option value="${i}">${esc(p)} (${WIND[game.seats[i]]})</option>`).join("");
+  d.innerHTML = '<option value="">— how? —</option><option value="self">self-drawn</option>' +
     game.players.map((p, i) => `<option value="${i}">${esc(p)}'s discard</option>`).join("");
-  if (wv !== "") w.value = wv;
-  d.value = dv;
+  ph.innerHTML = '<option value="">passed around</option>' +
+    game.players.map((p, i) => `<option value="${i}">${esc(p)}'s phone</option>`).join("");
+  w.value = wv; d.value = dv; ph.value = pv;
   $("#history").innerHTML = game.history.slice().reverse().map((h) => {
     const thumb = h.photo_id ? `<img src="/api/photos/${h.photo_id}/thumb.jpg" alt="">` : "";
     const who = h.kind === "draw" ? "drawn hand" :
       `${esc(game.players[h.winner])} ${h.discarder === null ? "self-drawn" : "on " + esc(game.players[h.discarder]) + "'s discard"}` +
       ` · ${h.fan} fan, ${h.points} pts`;
     const deltas = h.deltas.map((v, i) => `${esc(game.players[i])} ${v > 0 ? "+" : ""}${v}`).join(", ");
-    return `<li value="${h.number}">${thumb}<div><b>${who}</b><br><code>${esc(h.hand || "")}</code><br>` +
+    return `<li value="${h.number}">${thumb}<div><b><span class="hand-no">${h.number}.</span> ${who}</b><br><code>${esc(h.hand || "")}</code><br>` +
       `<small>${deltas} · ${WIND[h.round]} round, dealer ${esc(game.players[h.dealer])}</small></div></li>`;
   }).join("");
 }
 
 function resetHand() {
-  reading = null; photoId = null; previewed = null; requestId = newRequestId();
+  // every hand starts clean: no winner and no way of winning carried over from the last one
+  reading = null; photoId = null; previewed = null; crops = []; trust = null; requestId = newRequestId();
+  $("#winner").value = "";
+  $("#discarder").value = "";
+  $("#proposed").textContent = "";
   $("#reading").hidden = true;
   $("#breakdown").hidden = true;
   $("#hand").value = "";
@@ -167,16 +203,43 @@ $("#photo").addEventListener("change", async () => {
     const r = await api("POST", `/api/games/${game.id}/photos`, undefined, file);
     reading = r.recognition;
     photoId = r.photo_id;
+    crops = r.crops || [];
+    trust = r.trust || null;
+    // the tiles a person should look at: read unsurely, or read two ways that would be paid differently
+    const doubtful = new Set(reading.needs_confirmation);
+    for (const d of (trust && trust.doubts) || []) if (d.tile !== null && d.tile !== undefined) doubtful.add(d.tile);
+    reading.needs_confirmation = [...doubtful].sort((a, b) => a - b);
     $("#annotated").src = r.annotated;
     $("#reading").hidden = false;
     renderTiles();
     composeHand();
-    // what the recogniser noticed (a guessed winning tile, a colour cast, a tile short of a hand ...)
-    $("#notes").innerHTML = (reading.notes || []).map((x) => `<li>${esc(x)}</li>`).join("");
+    proposeWinner(reading.tops);
+    // what the recogniser noticed (a guessed winning tile, a colour cast, a tile short of a hand ...) and,
+    // first, what a likely misreading would change
+    const why = ((trust && trust.doubts) || []).map((d) => `<li class="doubt">Check ${esc(d.message)}</li>`);
+    $("#notes").innerHTML = why.join("") + (reading.notes || []).map((x) => `<li>${esc(x)}</li>`).join("");
     const n = reading.needs_confirmation.length;
-    show(reading.tiles.length ? `${reading.tiles.length} tiles read` + (n ? `; check the ${n} marked ?` : "") :
+    const sure = trust && trust.auto ? "; no likely misreading changes the score" : "";
+    show(reading.tiles.length ? `${reading.tiles.length} tiles read` + (n ? `; check the ${n} marked ?` : sure) :
       "No tiles found: type or tap the hand in", true);
   } catch (e) { show(e.message); }
+});
+
+function proposeWinner(tops) {
+  // the phone's owner photographed the hand: whose it is follows from which way the tiles face
+  const owner = $("#phone").value;
+  const turn = { up: 0, left: 1, down: 2, right: 3 }[tops];
+  if (owner === "" || turn === undefined) { $("#proposed").textContent = ""; return; }
+  const i = (+owner + turn) % 4;
+  $("#winner").value = String(i);
+  $("#proposed").textContent = `Winner proposed: ${game.players[i]} (the tiles face ` +
+    (turn ? `${game.players[i]}'s seat` : "this phone's owner") + "); change it if that is wrong.";
+  handChanged();
+}
+
+$("#phone").addEventListener("change", () => {
+  const v = $("#phone").value;
+  if (v === "") localStorage.removeItem(`mjcam-phone-${game.id}`); else localStorage.setItem(`mjcam-phone-${game.id}`, v);
 });
 
 function renderTiles() {
@@ -186,8 +249,9 @@ function renderTiles() {
       g.kind === "stray" ? "not in the hand" : (g.melded ? "melded" : "concealed");
     const tiles = g.tiles.map((p) => {
       const t = reading.tiles[p];
-      return `<button class="tile${flagged.has(p) ? " flagged" : ""}" data-pos="${p}" title="${t.code} ${Math.round(t.confidence * 100)}%">` +
-        `<span class="glyph">${GLYPH[t.code] || "?"}</span><span class="code">${t.code}${flagged.has(p) ? "?" : ""}</span></button>`;
+      const crop = crops[p] ? `<img class="crop" src="${crops[p]}" alt="tile ${p + 1} in the photo">` : "";
+      return `<button class="tile read${flagged.has(p) ? " flagged" : ""}" data-pos="${p}" title="${esc(t.code)} ${Math.round(t.confidence * 100)}%">` +
+        crop + face(t.code) + `<span class="code">${esc(t.code)}${flagged.has(p) ? "?" : ""}</span></button>`;
     }).join("");
     const toggle = g.kind === "bonus" || g.kind === "concealed_kong" ? `<span class="set-label">${label}</span>` :
       `<button class="set-label" data-group="${gi}">${label}</button>`;
@@ -209,7 +273,7 @@ $("#tiles").addEventListener("click", (e) => {
 });
 
 function tileButtons(codes) {
-  return codes.map((c) => `<button type="button" class="tile" data-code="${c}"><span class="glyph">${GLYPH[c]}</span>` +
+  return codes.map((c) => `<button type="button" class="tile" data-code="${c}">${face(c)}` +
     `<span class="code">${c}</span></button>`).join("");
 }
 
@@ -277,8 +341,9 @@ $("#flags").addEventListener("change", handChanged);
 function situation() {
   const flags = {};
   document.querySelectorAll("#flags input:checked").forEach((c) => { flags[c.value] = true; });
-  const d = $("#discarder").value;
-  return { hand: $("#hand").value.trim(), winner: +$("#winner").value, discarder: d === "" ? null : +d, flags };
+  const w = $("#winner").value, d = $("#discarder").value;
+  return { hand: $("#hand").value.trim(), winner: w === "" ? null : +w, discarder: d === "self" || d === "" ? null : +d,
+           how: d, flags };
 }
 
 // ------------------------------------------------------------------ scoring and recording
@@ -286,9 +351,12 @@ function situation() {
 $("#score").addEventListener("click", async () => {
   const s = situation();
   if (!s.hand) { show("type the hand, or photograph it"); return; }
+  if (s.winner === null) { show("choose who won"); return; }
+  if (s.how === "") { show("choose how the hand was won: self-drawn or on whose discard"); return; }
   if (s.discarder === s.winner) { show("the winner cannot win on their own discard"); return; }
   try {
-    const r = await api("POST", `/api/games/${game.id}/preview`, s);
+    const r = await api("POST", `/api/games/${game.id}/preview`,
+      { hand: s.hand, winner: s.winner, discarder: s.discarder, flags: s.flags });
     renderBreakdown(r);
     previewed = r.legal ? s.hand : null;
     $("#record").disabled = !r.legal;
@@ -298,10 +366,14 @@ $("#score").addEventListener("click", async () => {
 
 function renderBreakdown(r) {
   const sc = r.score;
-  const rows = sc.patterns.map((p) => `<tr><td>${esc(p.name)}</td><td lang="zh">${esc(p.zh)}</td><td class="num">${p.fan === "limit" ? "limit" : p.fan}</td></tr>`).join("");
+  const rows = sc.patterns.map((p) => `<tr><td>${esc(p.name)}</td><td lang="zh" class="zh">${esc(p.zh)}</td><td class="num">${p.fan === "limit" ? "limit" : p.fan}</td></tr>`).join("");
+  // the hand as it was scored, set by set, in tile pictures
+  const sets = (sc.arrangement || []).map((g) => `<span class="set-pics${g.melded ? " melded" : ""}" title="${esc(g.kind)}">` +
+    g.tiles.map((c) => face(c, "face small")).join("") + "</span>").join("");
   const pays = r.deltas.map((v, i) => `<tr><td>${esc(game.players[i])}</td><td>${WIND[r.seats[i]]}</td><td class="num ${v < 0 ? "neg" : "pos"}">${v > 0 ? "+" : ""}${v}</td></tr>`).join("");
-  $("#breakdown").innerHTML = `<table class="patterns"><thead><tr><th>Pattern</th><th>中文</th><th>Fan</th></tr></thead><tbody>${rows}</tbody>` +
-    `<tfoot><tr><td colspan="2">${sc.limit ? "Limit hand" : "Total"}</td><td class="num" id="fan-total">${sc.fan}</td></tr></tfoot></table>` +
+  $("#breakdown").innerHTML = (sets ? `<div class="scored-hand">${sets}</div>` : "") +
+    `<table class="patterns"><thead><tr><th>Pattern</th><th class="zh" lang="zh">中文</th><th>Fan</th></tr></thead><tbody>${rows}</tbody>` +
+    `<tfoot><tr><td>${sc.limit ? "Limit hand" : "Total"}</td><td class="zh"></td><td class="num" id="fan-total">${sc.fan}</td></tr></tfoot></table>` +
     `<p><b id="points">${sc.points} points</b>${sc.legal ? "" : " — " + esc(sc.reason || "")}</p>` +
     `<table class="payments"><thead><tr><th>Player</th><th>Seat</th><th>Pays / gets</th></tr></thead><tbody>${pays}</tbody></table>`;
   $("#breakdown").hidden = false;
@@ -313,10 +385,11 @@ $("#record").addEventListener("click", async () => {
   $("#record").disabled = true;
   try {
     game = await api("POST", `/api/games/${game.id}/hands`, {
-      ...s, kind: "win", photo_id: photoId, request_id: requestId, expected_hands: game.hands_recorded,
+      hand: s.hand, winner: s.winner, discarder: s.discarder, flags: s.flags,
+      kind: "win", photo_id: photoId, request_id: requestId, expected_hands: game.hands_recorded,
     });
     show("Hand recorded", true);
-    resetHand(); renderGame();
+    renderGame(); resetHand();
   } catch (e) { show(e.message); $("#record").disabled = false; }
 });
 
@@ -327,7 +400,7 @@ $("#draw").addEventListener("click", async () => {
       kind: "draw", request_id: requestId, expected_hands: game.hands_recorded,
     });
     show("Drawn hand recorded", true);
-    resetHand(); renderGame();
+    renderGame(); resetHand();
   } catch (e) { show(e.message); }
 });
 
