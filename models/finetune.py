@@ -8,7 +8,7 @@ Resumable: run the same command again and it goes on from the last finished epoc
 in ``--work``). Photos are split by source photo and one tile set is held out whole
 (:mod:`datasets.splits`); the epoch kept is the one that reads the tuning photos best, and the
 figures in the model card come from photos that neither trained nor tuned it
-(``python -m models.heldout``). Your own labelled photos (YOLO folders, tile codes or either
+(``python -m benchmarks.classifier_heldout``). Your own labelled photos (YOLO folders, tile codes or either
 Roboflow set's class names) join the training photos with ``--photos DIR`` (repeatable).
 """
 
@@ -136,6 +136,7 @@ def main(argv=None) -> None:
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--synthetic", type=int, default=15, help="rendered views of each tile (and 900 backs)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--init", help="start from these weights (a .best file of an earlier run) instead of ImageNet's")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     torch.set_num_threads(max(1, os.cpu_count() or 1))
@@ -148,9 +149,12 @@ def main(argv=None) -> None:
                                     generator=torch.Generator().manual_seed(a.seed))
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, drop_last=True)
     model = pretrained(a.backbone, len(CLASSES))
+    if a.init:
+        model.load_state_dict(torch.load(a.init, map_location="cpu", weights_only=True))
     run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
-           "seed": a.seed, "photos": a.photos}
-    ckpt = os.path.join(a.work, f"{a.backbone}-{a.size}-{a.seed}.pt")
+           "seed": a.seed, "photos": a.photos, "init": a.init}
+    name = f"{a.backbone}-{a.size}-{a.seed}-{a.epochs}x{a.per_epoch}" + ("-init" if a.init else "")
+    ckpt = os.path.join(a.work, name + ".pt")
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys))
     model.eval()
     export_onnx(model, a.out, {"classes": list(CLASSES), "input_size": a.size, "mean": list(MEAN), "std": list(STD),

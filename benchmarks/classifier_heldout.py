@@ -1,0 +1,121 @@
+"""The tile classifier on held-out tiles, beside the one it replaces, on the same boxes.
+
+    python -m benchmarks.classifier_heldout --data ../shared/data [--model X.onnx]
+        [--baseline DIR] [--limit N]
+
+Tiles: the labelled boxes of photos that neither trained nor tuned the model (``datasets.splits``):
+
+- ``HK valid``: the HK photos of ``roboflow-hk-chinese/valid`` (its Japanese-style set and
+  screenshots printed apart), labels mended where found wrong by eye;
+- ``rethink test``: the held-out share of ``roboflow-rethink-bonus``'s photos;
+- ``unseen set``: a whole tile set held out (the ``home-mj`` photos and their turned copies);
+- ``flowers/seasons``: the bonus tiles among all of those.
+
+Each classifier reads each box as the recogniser hands it over (``TileClassifier.classify_boxes``:
+the crop cut from the photo at the classifier's own input size; the baseline with its quick
+network and bonus reader as it shipped). ``--baseline DIR``: a folder holding the replaced
+``tile_classifier.onnx`` (and, if it had them, ``tile_classifier_quick.onnx`` and
+``bonus_reader.onnx``), e.g. from the repository's history. Also printed: the time to classify the
+14 tiles of a hand (median of repeated runs, each classifier in turn in this process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from datasets.crops import load_rgb
+from datasets.readers import mended, roboflow_subset
+from datasets.splits import split
+from mjcam.scoring.tiles import FLOWERS, SEASONS
+from mjcam.vision.classify import DEFAULT_MODEL, TileClassifier
+
+BONUS = set(FLOWERS + SEASONS)
+
+
+def baseline_classifier(folder: str) -> TileClassifier:
+    """The replaced classifier as it shipped: its quick network and bonus reader where present."""
+    quick = os.path.join(folder, "tile_classifier_quick.onnx")
+    bonus = os.path.join(folder, "bonus_reader.onnx")
+    reader = TileClassifier(bonus, bonus=None, quick=False, turn_below=1.0) if os.path.exists(bonus) else None
+    quick_c = TileClassifier(quick, turned=False, bonus=None, quick=False) if os.path.exists(quick) else False
+    return TileClassifier(os.path.join(folder, "tile_classifier.onnx"), bonus=reader, quick=quick_c)
+
+
+def read_all(clf: TileClassifier, records) -> list[tuple[str, tuple[str, ...]]]:
+    """(code read, labelled codes) of every labelled tile of ``records``."""
+    out = []
+    for r in records:
+        tiles = r.tiles()
+        if not tiles:
+            continue
+        image = load_rgb(r.path)
+        labels = clf.classify_boxes(image, [box for box, _ in tiles])
+        out += [(lab.code, codes) for lab, (_, codes) in zip(labels, tiles)]
+    return out
+
+
+def figure(reads, only=None) -> str:
+    sel = [(c, codes) for c, codes in reads if only is None or set(codes) & only]
+    if not sel:
+        return "-"
+    right = sum(c in codes for c, codes in sel)
+    return f"{right / len(sel):.4f} ({right}/{len(sel)})"
+
+
+def hand_time(clf: TileClassifier, repeats: int = 30) -> float:
+    """Median seconds to classify the 14 tiles of a hand laid in a row on a 1600x400 photo."""
+    rng = np.random.default_rng(0)
+    image = rng.integers(0, 255, (400, 1600, 3), dtype=np.uint8)
+    boxes = [(40 + 100 * i, 100, 130 + 100 * i, 220) for i in range(14)]
+    clf.classify_boxes(image, boxes)  # (loads the model)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        clf.classify_boxes(image, boxes)
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.classifier_heldout", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default="../shared/data")
+    ap.add_argument("--model", default=DEFAULT_MODEL, help="the classifier to judge (default: the shipped one)")
+    ap.add_argument("--baseline", help="folder of the classifier it replaces (see above)")
+    ap.add_argument("--limit", type=int, help="at most this many photos of each set")
+    a = ap.parse_args(argv)
+    s = split(a.data)
+    valid = mended(s.hk_valid)
+    sets = {
+        "HK valid": [r for r in valid if roboflow_subset(r.path) == "hk"],
+        "rethink test": s.rethink_test,
+        "unseen set": s.unseen_set,
+        "valid, Japanese set": [r for r in valid if roboflow_subset(r.path) == "japanese"],
+        "valid, screenshots": [r for r in valid if roboflow_subset(r.path) == "screenshot"],
+    }
+    if a.limit:
+        sets = {k: v[:a.limit] for k, v in sets.items()}
+    systems = {"mjcam": TileClassifier(a.model, bonus=None, quick=False)}
+    if a.baseline:
+        systems["replaced"] = baseline_classifier(a.baseline)
+    rows = {}
+    for name, clf in systems.items():
+        reads = {k: read_all(clf, v) for k, v in sets.items()}
+        held = reads["HK valid"] + reads["rethink test"] + reads["unseen set"]
+        rows[name] = [figure(reads[k]) for k in sets] + [figure(held, BONUS), figure(held),
+                                                        f"{hand_time(clf) * 1000:.1f} ms"]
+    heads = list(sets) + ["flowers/seasons (first three)", "all (first three)", "14-tile hand"]
+    width = max(len(h) for h in heads)
+    print(f"{'':{width}}  " + "  ".join(f"{n:>22}" for n in rows))
+    for i, h in enumerate(heads):
+        print(f"{h:{width}}  " + "  ".join(f"{rows[n][i]:>22}" for n in rows))
+    if "replaced" in rows:
+        t = [float(rows[n][-1].split()[0]) for n in ("mjcam", "replaced")]
+        print(f"time ratio mjcam / replaced: {t[0] / t[1]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
