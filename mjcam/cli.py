@@ -142,6 +142,11 @@ def render_score(r: ScoreResult) -> str:
         lines.append(f"  not counted: {PATTERNS[victim].name} ({PATTERNS[victim].zh}), inside {PATTERNS[by].name}")
     for note in r.notes:
         lines.append(f"  note: {note}")
+    if r.hand.bonus and not any(p.startswith(("seat_flower", "seat_season", "all_flowers", "all_seasons", "all_bonus",
+                                              "no_flowers", "seven_bonus"))
+                                for p, _ in preset.active_patterns()):
+        lines.append(f"  note: {r.rules} gives no fan for flowers or seasons: "
+                     f"{format_tiles(r.hand.bonus)} score nothing here")
     lines.append("")
     if r.legal:
         lines.append(f"Points    {r.points} ({r.table} table, {r.payment} payment)")
@@ -198,7 +203,7 @@ def cmd_waits(a: argparse.Namespace) -> int:
     def cell(r: ScoreResult) -> str:
         if not r.legal:
             return f"{r.fan} fan, no win"
-        return f"{'L' if r.limit else r.fan} fan {r.points} pts +{r.payments[r.context.seat]}"
+        return f"{'limit' if r.limit else str(r.fan) + ' fan'} {r.points} pts +{r.payments[r.context.seat]}"
 
     for w in found:
         print(f"{w.tile:<6}{cell(w.discard):>22}{cell(w.self_drawn):>24}")
@@ -458,20 +463,6 @@ def cmd_batch(a: argparse.Namespace) -> int:
     return 0
 
 
-def _lan_address() -> str:
-    """This machine's address on the local network (no packet is sent)."""
-    import socket
-
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        s.connect(("10.254.254.254", 1))
-        return s.getsockname()[0]
-    except OSError:
-        return socket.gethostname()
-    finally:
-        s.close()
-
-
 def cmd_serve(a: argparse.Namespace) -> int:
     import os
     import secrets
@@ -491,18 +482,22 @@ def cmd_serve(a: argparse.Namespace) -> int:
         app = create_app(db, pin=pin)
     except Exception as e:  # sqlite3.DatabaseError and friends: a bad --db file
         raise UsageError(f"cannot open the game ledger {db}: {e}") from None
-    host = _lan_address() if a.host in ("0.0.0.0", "::") else a.host
-    print(f"mjcam: open http://{host}:{a.port}/ on the phone at the table", file=sys.stderr)
-    if pin:
-        print(f"mjcam: game PIN {pin} (asked before any change to the ledger)", file=sys.stderr)
-    print(f"mjcam: ledger {db}", file=sys.stderr)
+    from mjcam.web.banner import banner
+
+    for line in banner(a.host, a.port, pin, db):  # where a phone can open it, as text and as a QR code
+        print(line, file=sys.stderr)
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="mjcam", description="Photograph a Hong Kong mahjong hand and score it.")
-    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    from mjcam import __version__
+
+    ap = _Parser(prog="mjcam", description="Photograph a Hong Kong mahjong hand and score it.",
+                 epilog="Run 'mjcam COMMAND --help' for a command's options. Example: "
+                        "mjcam photo samples/hand-layout.jpg --yes --seat S")
+    ap.add_argument("--version", action="version", version=f"mjcam {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     s = sub.add_parser("score", help="score a hand written in notation")
     s.add_argument("hand", nargs="+", help='the hand, e.g. "[123m] [RdRdRd] 456p 78p 55s +9p"')
     add_score_options(s, rules_all=True)
@@ -557,10 +552,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = None
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:  # a bare 'mjcam': what it does and its commands
+            parser.print_help(sys.stderr)
+            return 2
         return args.func(args)
-    except (UsageError, NotationError, ContextError, ConfigError) as e:
+    except NotationError as e:  # with a hint where one fits: a code in the wrong case, a kong not marked
+        from mjcam.hints import hint
+
+        print(f"mjcam: error: {hint(str(e), ' '.join(getattr(args, 'hand', None) or []))}", file=sys.stderr)
+        return 2
+    except (UsageError, ContextError, ConfigError) as e:
         print(f"mjcam: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -67,7 +67,6 @@ def test_below_minimum_exits_1(capsys):
     (["score", "123m 456m 789m EEE 5p +5p", "--config", "/nonexistent.toml"], "not found"),
     (["score", "123m 456m 789m EEE 5p +5p F1", "--no-flowers-in-play"], "not in play"),
     (["waits", "123m 456m 789m EEE 5p +5p"], "no winning tile"),
-    ([], "required"),
 ])
 def test_usage_and_parse_errors_exit_2_with_one_line(capsys, argv, words):
     code, out, err = run(capsys, *argv)
@@ -144,3 +143,80 @@ def test_text_names_the_table_and_payment_in_force(capsys):
     code, out, _ = run(capsys, "score", "[EEE] 345p [678m] [222s] 8p +8p", "--rules", "hk-common",
                        "--table", "canton", "--payment", "equal")
     assert code == 0 and "(canton table, equal payment)" in out
+
+
+def test_bare_mjcam_prints_usage_and_version_is_known(capsys):
+    code, out, err = run(capsys)
+    assert code == 2 and not out and err.startswith("usage: mjcam")
+    assert all(c in err for c in ("score", "waits", "recognize", "photo", "batch", "serve", "rules"))
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("mjcam ")
+
+
+@pytest.mark.parametrize("hand, words", [
+    ("eee 123m 456p 789s NN +N", "case-sensitive, did you mean 'EEE'?"),
+    ("123M 456p 789s EEE NN +N", "did you mean '123m'?"),
+    ("1111p 234m 567s 88s EEE +E", "four 1p make a kong, marked [1111p] if melded or {1111p} if concealed"),
+])
+def test_errors_hint_at_what_was_meant(capsys, hand, words):
+    code, out, err = run(capsys, "score", hand)
+    assert code == 2 and err.count("\n") == 1 and words in err
+
+
+def test_waits_says_limit_and_a_preset_without_flowers_says_so(capsys):
+    code, out, _ = run(capsys, "waits", "111m 999m 111p 999p 1s")
+    assert code == 0 and "limit 64 pts" in out and " L " not in out
+    code, out, _ = run(capsys, "score", "123m 456p 789s EEE N F1 S2 +N", "--rules", "hk-new-style")
+    assert "hk-new-style gives no fan for flowers or seasons: F1 S2 score nothing here" in out
+    code, out, _ = run(capsys, "score", "123m 456p 789s EEE N F1 S2 +N")
+    assert "score nothing here" not in out
+
+
+def test_serve_banner_tells_where_a_phone_can_open_it_with_a_qr_code():
+    import numpy as np
+
+    cv2 = pytest.importorskip("cv2")
+    from mjcam.web.banner import banner, qr_lines
+
+    local = "\n".join(banner("127.0.0.1", 8000, None, "g.sqlite"))
+    assert "on this computer only" in local and "--host 0.0.0.0" in local and "scan" not in local
+    lines = banner("192.168.1.20", 8123, "654321", "g.sqlite")
+    assert lines[0] == "mjcam: open http://192.168.1.20:8123/ on a phone on the same network"
+    assert "mjcam: game PIN 654321 (asked before any change to the ledger)" in lines
+    # the QR code, drawn back into pixels (light: the blocks a dark terminal shows light), reads as the link
+    code = qr_lines("http://192.168.1.20:8123/#pin=654321")
+    halves = {"\u2588": (1, 1), "\u2580": (1, 0), "\u2584": (0, 1), " ": (0, 0)}
+    rows = []
+    for line in code:
+        rows.append([halves[c][0] for c in line])
+        rows.append([halves[c][1] for c in line])
+    img = np.kron(np.array(rows, np.uint8) * 255, np.ones((8, 8), np.uint8))
+    img = np.pad(img, 16, constant_values=255)
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(img)
+    assert text == "http://192.168.1.20:8123/#pin=654321"
+    assert any(line in lines for line in code)
+
+
+def test_serve_prints_the_addresses_and_pin_when_bound_beyond_localhost(tmp_path):
+    from conftest import ROOT, free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mjcam", "serve", "--host", "0.0.0.0", "--port", str(port),
+                             "--db", str(tmp_path / "g.sqlite"), "--pin", "246810"], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        for line in proc.stderr:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("mjcam: ledger"):
+                break
+    finally:
+        proc.kill()
+        proc.wait()
+    text = "\n".join(lines)
+    assert "game PIN 246810" in text and "127.0.0.1" not in text
+    if any(line.startswith("mjcam: open http://") for line in lines):
+        assert f":{port}/ on a phone on the same network" in text and "scan this" in text
+    else:  # a machine on no network at all says so
+        assert "no network address a phone could reach" in text

@@ -87,6 +87,12 @@ async function api(method, path, body, raw, retried) {
 // ------------------------------------------------------------------ start
 
 async function init() {
+  // the QR code mjcam serve prints carries the game PIN after '#': kept for this tab, then out of sight
+  const pinInLink = /^#pin=(.+)$/.exec(location.hash);
+  if (pinInLink) {
+    sessionStorage.setItem("mjcam-pin", decodeURIComponent(pinInLink[1]));
+    history.replaceState(null, "", location.pathname);
+  }
   meta = await api("GET", "/api/meta");
   for (const p of meta.presets) $("#preset").add(new Option(`${p.name} (${p.id})`, p.id));
   for (const t of meta.tables) $("#table").add(new Option(t, t));
