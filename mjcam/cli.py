@@ -428,6 +428,13 @@ def _positive(value: str) -> int:
     return n
 
 
+def _port(value: str) -> int:
+    n = _nonneg(value)
+    if not 1 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, not {n}")
+    return n
+
+
 def cmd_batch(a: argparse.Namespace) -> int:
     from mjcam.batch import BatchError, Options, open_output, run, write_review
     from mjcam.expected import ExpectedError, compare, read_expected
@@ -468,7 +475,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
     import secrets
 
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (imported here to say at once when it is missing)
 
         from mjcam.web.app import create_app
     except ImportError:
@@ -478,15 +485,41 @@ def cmd_serve(a: argparse.Namespace) -> int:
         os.makedirs(os.path.dirname(db), exist_ok=True)
     local = a.host in ("127.0.0.1", "localhost", "::1")
     pin = a.pin or (None if local else f"{secrets.randbelow(10 ** 6):06d}")
+    if pin is not None:
+        from mjcam.web.guard import normal_pin
+
+        pin = normal_pin(pin)  # as the phone's keyboard will give it (full-width digits are digits)
+        if not (4 <= len(pin) <= 64 and all("!" <= ch <= "~" for ch in pin)):
+            raise UsageError("--pin must be 4 to 64 letters, digits or signs, with no spaces")
+    hosts = list(a.allow_host or [])
+    if not local:  # besides its addresses, the machine's own name on the network
+        import socket
+
+        name = socket.gethostname().lower()
+        hosts += [name, name.split(".")[0] + ".local"]
     try:
-        app = create_app(db, pin=pin)
+        app = create_app(db, pin=pin, hosts=hosts)
     except Exception as e:  # sqlite3.DatabaseError and friends: a bad --db file
         raise UsageError(f"cannot open the game ledger {db}: {e}") from None
+    from mjcam.web.server import listen, run
+
+    try:
+        sock = listen(a.host, a.port)
+    except OSError as e:  # the port is taken, the address is not this machine's, ...
+        raise UsageError(f"cannot listen on {a.host} port {a.port}: {e.strerror or e}") from None
     from mjcam.web.banner import banner
 
     for line in banner(a.host, a.port, pin, db):  # where a phone can open it, as text and as a QR code
         print(line, file=sys.stderr)
-    uvicorn.run(app, host=a.host, port=a.port, log_level="warning")
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)  # wrong PINs and the like, as they happen
+    handler.setFormatter(logging.Formatter("mjcam: %(message)s"))
+    log = logging.getLogger("mjcam.serve")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    run(app, sock)
     return 0
 
 
@@ -539,9 +572,12 @@ def build_parser() -> argparse.ArgumentParser:
     sv = sub.add_parser("serve", help="the table web app: photograph, check and record hands, keep the score")
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for the table's Wi-Fi; "
                     "a game PIN is then asked before any write)")
-    sv.add_argument("--port", type=_positive, default=8000)
+    sv.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000)")
     sv.add_argument("--db", default="~/.local/share/mjcam/games.sqlite", metavar="PATH", help="the game ledger")
     sv.add_argument("--pin", help="the game PIN (default: made up when not on localhost)")
+    sv.add_argument("--allow-host", action="append", metavar="NAME",
+                    help="also answer to this host name (it answers to its addresses, localhost and, on the "
+                         "network, its own name); may be given again")
     sv.set_defaults(func=cmd_serve)
     r = sub.add_parser("rules", help="list the presets, or one preset's patterns and values")
     r.add_argument("id", nargs="?", choices=PRESET_IDS, metavar="ID")

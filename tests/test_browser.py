@@ -31,7 +31,10 @@ def test_four_hand_game_in_the_browser(tmp_path):
     try:
         with playwright.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=1)  # a phone
+            # (bypass_csp: Playwright's wait_for_function evaluates strings, which the page's CSP forbids;
+            # tests/test_hardening_web.py plays the page under its CSP)
+            page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=1,  # a phone
+                                    bypass_csp=True)
             page.on("dialog", lambda d: d.accept())
 
             def shot(name):
@@ -134,7 +137,8 @@ def test_tiles_are_pictures_on_a_phone_without_chinese_fonts(tmp_path):
         with playwright.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"],
                                         env={**os.environ, "FONTCONFIG_FILE": str(conf)})
-            page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+            page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                                    bypass_csp=True)  # (see above)
             page.on("dialog", lambda d: d.accept())
 
             def shot(name):

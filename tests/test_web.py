@@ -25,9 +25,16 @@ PLAYERS = ["Ann", "Bo", "Cy", "Di"]
 WIN = "[RdRdRd] [123s] [999s] 45s NN +6s"  # 5 fan, 16 points under hk-old-style
 
 
+def page_client(app) -> TestClient:
+    """A client as the app's own page is: at the server's address, with the page's token."""
+    c = TestClient(app, base_url="http://127.0.0.1:8000")
+    c.headers["X-Mjcam-Token"] = c.get("/api/meta").json()["token"]
+    return c
+
+
 @pytest.fixture
 def client(tmp_path):
-    return TestClient(create_app(str(tmp_path / "games.sqlite")))
+    return page_client(create_app(str(tmp_path / "games.sqlite")))
 
 
 def _game(client, **kw):
@@ -163,7 +170,7 @@ def test_csv_export(client):
 
 
 def test_pin_guards_every_write(tmp_path):
-    c = TestClient(create_app(str(tmp_path / "g.sqlite"), pin="123456"))
+    c = page_client(create_app(str(tmp_path / "g.sqlite"), pin="123456"))
     assert c.get("/api/meta").json()["pin_required"]
     r = c.post("/api/games", json={"players": PLAYERS})
     assert r.status_code == 401 and "PIN" in r.json()["error"]
@@ -225,10 +232,11 @@ def test_load_then_kill_and_restart_keeps_every_hand(tmp_path):
     base = f"http://127.0.0.1:{port}"
     photo = open(HONOURS, "rb").read()
     try:
-        g = httpx.post(f"{base}/api/games", json={"players": PLAYERS}).json()
+        token = {"X-Mjcam-Token": httpx.get(f"{base}/api/meta").json()["token"]}
+        g = httpx.post(f"{base}/api/games", json={"players": PLAYERS}, headers=token).json()
 
         def one(i: int):
-            with httpx.Client(base_url=base, timeout=60) as c:
+            with httpx.Client(base_url=base, timeout=60, headers=token) as c:
                 up = c.post(f"/api/games/{g['id']}/photos", content=photo)
                 assert up.status_code == 201, up.text
                 body = {"request_id": f"load-{i:04d}", "kind": "win", "hand": WIN, "winner": 0, "discarder": 2,

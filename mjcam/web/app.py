@@ -10,16 +10,20 @@ thumbnail as blobs).
 from __future__ import annotations
 
 import hashlib
-import hmac
+import logging
 import os
+import re
 import tempfile
+import threading
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from mjcam.ledger import FLAGS, Ledger, LedgerError
+from mjcam.web.guard import MAX_JSON, Guard, HttpError, PinThrottle, error_response, path_ids, read_json, schemas
 from mjcam.web.tiles import CropCache, crops, picture, verdict
 
 MAX_UPLOAD = 25 * 1024 * 1024
@@ -28,8 +32,24 @@ ANNOTATED_SIDE = 1280
 THUMB_SIDE = 240
 
 
+# one photo is decoded at a time (a large picture may take up to vision.io.DECODE_BUDGET), and two
+# are read at once at most: the server's memory does not grow with the number of uploads
+DECODES = threading.Semaphore(1)
+READS = threading.Semaphore(2)
+log = logging.getLogger("mjcam.serve")
+
+
 def _error(message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return error_response(message, status)
+
+
+def _body_limit(path: str) -> int:
+    """The most bytes a request to ``path`` may carry."""
+    return MAX_UPLOAD if re.fullmatch(r"/api/games/[0-9]+/photos", path) else MAX_JSON
+
+
+async def _internal(request: Request, exc: Exception) -> JSONResponse:
+    return error_response("internal error (the server's log has the details)", 500)
 
 
 def _jpeg(image, side: int) -> bytes:
@@ -43,11 +63,19 @@ def _jpeg(image, side: int) -> bytes:
     return buf.tobytes()
 
 
-def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlette:
+def create_app(db_path: str, pin: str | None = None, recognizer=None, hosts=()) -> Starlette:
     """The app over the ledger at ``db_path``. With ``pin``, every write needs it (header
-    ``X-Mjcam-Pin``). ``recognizer`` defaults to the shipped models, loaded on first upload."""
+    ``X-Mjcam-Pin``; wrong ones throttled per client, see :class:`mjcam.web.guard.PinThrottle`).
+    ``recognizer`` defaults to the shipped models, loaded on first upload. The app answers to IP
+    addresses, ``localhost`` and the names in ``hosts``; every write needs the token that
+    ``/api/meta`` gives the page (see :class:`mjcam.web.guard.Guard`)."""
+    import secrets
+
     ledger = Ledger(db_path)
     state = {"recognizer": recognizer}
+    token = secrets.token_urlsafe(24)  # a new page after each start of the server
+    throttle = PinThrottle(pin) if pin is not None else None
+    bodies = schemas(FLAGS)
     tile_crops = CropCache()
 
     def get_recognizer():
@@ -57,24 +85,46 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
             state["recognizer"] = default_recognizer()
         return state["recognizer"]
 
-    def guarded(handler, write: bool = False):
+    def guarded(handler, write: bool = False, body: str | None = None):
+        """``handler`` behind the checks every endpoint shares, in an order that tells nothing of
+        the PIN: the ids in the path, the JSON body against its schema (``body``: its name in
+        :func:`mjcam.web.guard.schemas`), then the PIN of a write. Every refusal is a 4xx."""
         async def endpoint(request: Request):
-            if write and pin is not None and not hmac.compare_digest(request.headers.get("x-mjcam-pin", ""), pin):
-                return _error("this game needs its PIN", 401)
             try:
+                path_ids(request.path_params)
+                if body == "photo":  # its first bytes: an empty upload is refused before the PIN is judged
+                    request.state.upload = await _first_chunk(request)
+                elif body is not None:
+                    request.state.body = await read_json(request, bodies[body])
+                if write and throttle is not None:
+                    throttle.check(request.client.host if request.client else "?", request.headers.get("x-mjcam-pin"))
                 return await handler(request)
             except LedgerError as e:
                 return _error(str(e), e.status)
+            except HttpError as e:
+                return error_response(str(e), e.status, e.headers, e.code)
+            except ClientDisconnect:
+                return _error("the request was cut off", 400)
         return endpoint
 
-    async def _json(request: Request) -> dict:
+    def _json(request: Request) -> dict:
+        return request.state.body
+
+    async def _first_chunk(request: Request):
+        stream = request.stream().__aiter__()
+        first = b""
         try:
-            body = await request.json()
-        except ValueError:
-            raise LedgerError("the request body is not JSON") from None
-        if not isinstance(body, dict):
-            raise LedgerError("the request body must be a JSON object")
-        return body
+            while not first:
+                first = await stream.__anext__()
+        except StopAsyncIteration:
+            raise HttpError("no photo in the request (send the picture's bytes as the body)") from None
+        return first, stream
+
+    async def _photo_chunks(request: Request):
+        first, rest = request.state.upload
+        yield first
+        async for chunk in rest:
+            yield chunk
 
     def _game_id(request: Request) -> int:
         return int(request.path_params["game"])
@@ -113,14 +163,14 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
         return JSONResponse({"presets": [{"id": i, "name": load_preset(i).name} for i in PRESET_IDS],
                              "tiles": list(CODES), "flags": list(FLAGS), "tables": list(TABLES),
                              "payments": list(SCHEMES), "pin_required": pin is not None,
-                             "max_upload": MAX_UPLOAD})
+                             "max_upload": MAX_UPLOAD, "token": token})
 
     async def games(request: Request):
         if request.method == "GET":
             return JSONResponse(ledger.games())
-        b = await _json(request)
-        g = ledger.create_game(b.get("players"), b.get("preset", "hk-old-style"), b.get("house") or {},
-                               b.get("round", "E"), b.get("dealer_keeps_on_draw", True), b.get("flowers_in_play", True))
+        b = _json(request)
+        g = ledger.create_game(b["players"], b["preset"], b["house"], b["round"], b["dealer_keeps_on_draw"],
+                               b["flowers_in_play"])
         return JSONResponse(g, status_code=201)
 
     async def game(request: Request):
@@ -131,39 +181,44 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
 
         gid = _game_id(request)
         ledger.check_game(gid)  # 404 before reading a large body for nothing
-        size = request.headers.get("content-length")
-        if size is not None and size.isdigit() and int(size) > MAX_UPLOAD:
-            return _error(f"the photo is over {MAX_UPLOAD // (1024 * 1024)} MB", 413)
-        chunks, total = [], 0
-        async for chunk in request.stream():
-            total += len(chunk)
-            if total > MAX_UPLOAD:
-                return _error(f"the photo is over {MAX_UPLOAD // (1024 * 1024)} MB", 413)
-            chunks.append(chunk)
-        data = b"".join(chunks)
-        if not data:
-            return _error("no photo in the request (send the picture's bytes as the body)", 400)
-        return await run_in_threadpool(_read_upload, gid, data)
+        too_large = f"the photo is over {MAX_UPLOAD // (1024 * 1024)} MB"
+        fd, tmp = tempfile.mkstemp(prefix="mjcam-upload-")  # our name, never the client's
+        try:  # written to disk as it comes: an upload holds no more than a chunk in memory
+            digest, total = hashlib.sha256(), 0
+            with os.fdopen(fd, "wb") as fh:
+                async for chunk in _photo_chunks(request):
+                    total += len(chunk)
+                    if total > MAX_UPLOAD:
+                        return _error(too_large, 413)
+                    digest.update(chunk)
+                    fh.write(chunk)
+            return await run_in_threadpool(_read_upload, gid, tmp, digest.hexdigest())
+        finally:
+            os.unlink(tmp)
 
-    def _read_upload(gid: int, data: bytes):
+    def _recognized(path: str):
+        """(image, recognition) of the photo at ``path``; see DECODES and READS."""
+        from mjcam.vision.io import load_photo
+        from mjcam.vision.locate import WORK_SIDE
+
+        rec = get_recognizer()
+        with READS:
+            with DECODES:
+                image, size = load_photo(path, getattr(rec, "work_side", WORK_SIDE))
+            return image, rec.read(image, size)
+
+    def _read_upload(gid: int, tmp: str, sha256: str):
         from mjcam.vision.annotate import annotate
         from mjcam.vision.io import ImageError
 
-        fd, tmp = tempfile.mkstemp(prefix="mjcam-upload-")  # our name, never the client's
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            try:
-                image, rec = get_recognizer().load_and_read(tmp)
-            except ImageError as e:
-                message = str(e).replace(tmp, "the photo")
-                return _error(message, 413 if e.kind == "too-large" else 415 if e.kind == "not-an-image" else 400)
-        finally:
-            os.unlink(tmp)
+            image, rec = _recognized(tmp)
+        except ImageError as e:
+            message = str(e).replace(tmp, "the photo")
+            return _error(message, 413 if e.kind == "too-large" else 415 if e.kind == "not-an-image" else 400)
         d = rec.to_json()
         d["image"]["path"] = None
-        pid = ledger.add_photo(gid, hashlib.sha256(data).hexdigest(), d, _jpeg(annotate(image, rec), ANNOTATED_SIDE),
-                               _jpeg(image, THUMB_SIDE))
+        pid = ledger.add_photo(gid, sha256, d, _jpeg(annotate(image, rec), ANNOTATED_SIDE), _jpeg(image, THUMB_SIDE))
         tile_crops.put(pid, crops(image, rec))  # each read tile shown as the photo shows it
         g = ledger.game(gid)
         return JSONResponse({"photo_id": pid, "recognition": d, "annotated": f"/api/photos/{pid}/annotated.jpg",
@@ -179,20 +234,18 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
         return Response(data, media_type="image/jpeg", headers={"Cache-Control": "max-age=86400"})
 
     async def preview(request: Request):
-        b = await _json(request)
-        return JSONResponse(ledger.preview(_game_id(request), str(b.get("hand") or ""), b.get("winner"),
-                                           b.get("discarder"), b.get("flags") or {}))
+        b = _json(request)
+        return JSONResponse(ledger.preview(_game_id(request), b["hand"] or "", b["winner"], b["discarder"], b["flags"]))
 
     async def hands(request: Request):
-        b = await _json(request)
-        g, created = ledger.record(_game_id(request), b.get("request_id"), b.get("kind", "win"), b.get("hand"),
-                                   b.get("winner"), b.get("discarder"), b.get("flags") or {}, b.get("photo_id"),
-                                   b.get("expected_hands"))
+        b = _json(request)
+        g, created = ledger.record(_game_id(request), b["request_id"], b["kind"], b["hand"], b["winner"],
+                                   b["discarder"], b["flags"], b["photo_id"], b["expected_hands"])
         return JSONResponse(g, status_code=201 if created else 200)
 
     async def undo(request: Request):
-        b = await _json(request)
-        return JSONResponse(ledger.undo(_game_id(request), b.get("request_id"), b.get("expected_hands")))
+        b = _json(request)
+        return JSONResponse(ledger.undo(_game_id(request), b["request_id"], b["expected_hands"]))
 
     async def export(request: Request):
         gid = _game_id(request)
@@ -206,16 +259,18 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None) -> Starlet
         Route("/favicon.ico", favicon),
         Route("/api/meta", guarded(meta)),
         Route("/api/games", guarded(games), methods=["GET"]),
-        Route("/api/games", guarded(games, write=True), methods=["POST"]),
+        Route("/api/games", guarded(games, write=True, body="game"), methods=["POST"]),
         Route("/api/games/{game:int}", guarded(game)),
-        Route("/api/games/{game:int}/photos", guarded(upload, write=True), methods=["POST"]),
-        Route("/api/games/{game:int}/preview", guarded(preview), methods=["POST"]),
-        Route("/api/games/{game:int}/hands", guarded(hands, write=True), methods=["POST"]),
-        Route("/api/games/{game:int}/undo", guarded(undo, write=True), methods=["POST"]),
+        Route("/api/games/{game:int}/photos", guarded(upload, write=True, body="photo"), methods=["POST"]),
+        Route("/api/games/{game:int}/preview", guarded(preview, body="preview"), methods=["POST"]),
+        Route("/api/games/{game:int}/hands", guarded(hands, write=True, body="hand"), methods=["POST"]),
+        Route("/api/games/{game:int}/undo", guarded(undo, write=True, body="undo"), methods=["POST"]),
         Route("/api/games/{game:int}/export.csv", guarded(export)),
         Route("/api/photos/{photo:int}/{which}.jpg", guarded(photo)),
         Route("/api/photos/{photo:int}/tiles/{n:int}.jpg", guarded(tile_crop)),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={Exception: _internal},
+                    middleware=[Middleware(Guard, hosts=hosts, token=token, body_limit=_body_limit)])
     app.state.ledger = ledger
+    app.state.token = token
     return app
