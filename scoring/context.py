@@ -69,3 +69,19 @@ class WinContext:
     @property
     def self_drawn(self) -> bool:
         return self.discarder is None
+
+    @property
+    def flags(self) -> int:
+        """The winning conditions that are set, one bit per name of :data:`FLAGS` (made once).
+
+        >>> WinContext(last_tile=True, ready=True).flags
+        65
+        """
+        bits = self.__dict__.get("_flags")
+        if bits is None:
+            bits = self.__dict__["_flags"] = sum(1 << i for i, name in enumerate(FLAGS) if getattr(self, name))
+        return bits
+
+
+FLAGS = ("last_tile", "robbing_kong", "heavenly", "earthly", "man", "last_of_kind", "ready",
+         "kong_replacement", "double_kong")

@@ -15,9 +15,11 @@ then thirteen orphans).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .context import ContextError, WinContext
-from .decompose import Arrangement, arrangements
+from .decompose import (Arrangement, _chow_stats, _wait, arrangements, deco_of, melded_groups, special_arrangements,
+                        split_counts, split_winners, standard_arrangement)
 from .notation import Hand, format_hand, parse_hand
 from .patterns import PATTERNS, Features
 from .payments import settle
@@ -107,42 +109,105 @@ class _Eval:
     meets_min: bool
 
 
-def _evaluate(hand: Hand, arr: Arrangement, ctx: WinContext, preset: RulePreset) -> _Eval:
-    f = Features(hand, arr, ctx, preset.settings)
-    matched: dict[str, int] = {}
-    for pid, fn in preset.candidates(f.shape, f.traits):
+def _matches(f: Features, preset: RulePreset) -> dict[str, int]:
+    """Pattern id -> count for the reading ``f`` holds, in registry order."""
+    _, exact, tests = preset.candidates(f.shape, f.traits)
+    return _merge(preset, exact, _tested(f, tests))
+
+
+def _tested(f: Features, tests: tuple) -> tuple[tuple[str, int], ...]:
+    out = []
+    for pid, fn in tests:
         n = fn(f)
         if n:
-            matched[pid] = int(n)
+            out.append((pid, int(n)))
+    return tuple(out)
+
+
+def _merge(preset: RulePreset, exact: tuple[str, ...], tested: tuple) -> dict[str, int]:
+    order = preset.order
+    items = sorted([(pid, 1) for pid in exact] + list(tested), key=lambda x: order[x[0]])
+    return dict(items)
+
+
+def _score_reading(f: Features, preset: RulePreset) -> tuple:
+    """The tally of the reading ``f`` holds: the predicates that can match are called, and the
+    rest is remembered per (shape and traits, what the predicates found), which repeats across
+    hands far more often than hands do."""
+    n, exact, tests = preset.candidates(f.shape, f.traits)
+    tested = _tested(f, tests) if tests else ()
+    key = (n, tested)
+    tallies = preset._tallies
+    tally = tallies.get(key)
+    if tally is None:
+        if len(tallies) > 65536:
+            tallies.clear()
+        tally = tallies[key] = _tally(preset, _merge(preset, exact, tested))
+    return tally
+
+
+def _tally(preset: RulePreset, matched: dict[str, int]) -> tuple:
+    """One reading's matches under the preset: what a pattern includes is not scored again (k
+    instances, or all), a limit hand replaces everything but other limit hands, then the cap,
+    minimum and table. Returns (kept, suppressed, limits, raw, fan, bonus_fan, points, meets,
+    PatternScores)."""
+    replaces = preset.replaces
     suppressed: list[tuple[str, str]] = []
     taken: dict[str, int] = {}
-    replaces = preset.replaces
     for pid in matched:
         for victim, k in replaces.get(pid, ()):
             if victim in matched:
                 suppressed.append((victim, pid))
                 taken[victim] = max(taken.get(victim, 0), k or matched[victim])
-    kept = [(pid, n - taken.get(pid, 0)) for pid, n in matched.items() if n > taken.get(pid, 0)]
+    if taken:
+        kept = [(pid, n - taken.get(pid, 0)) for pid, n in matched.items() if n > taken.get(pid, 0)]
+    else:
+        kept = list(matched.items())
     values = preset.patterns
-    limits = [(pid, n) for pid, n in kept if values[pid] == "limit"]
+    limits = [pid for pid, _ in kept if values[pid] == "limit"]
     if limits:
-        for pid, _ in kept:
-            if values[pid] != "limit":
-                suppressed.append((pid, limits[0][0]))
-        fan = raw = preset.limit or 0
-        scores = [PatternScore(pid, PATTERNS[pid].name, PATTERNS[pid].zh, fan, 1, True)
-                  for pid, _ in limits]
+        suppressed += [(pid, limits[0]) for pid, _ in kept if values[pid] != "limit"]
+        raw = fan = preset.limit or 0
         bonus_fan = 0
     else:
-        scores = [PatternScore(pid, PATTERNS[pid].name, PATTERNS[pid].zh, values[pid] * n, n)
-                  for pid, n in kept]
-        raw = sum(s.fan for s in scores)
-        fan = min(raw, preset.cap) if preset.cap is not None else raw
-        bonus_fan = sum(s.fan for s in scores if s.id in BONUS_PATTERNS)
+        raw = bonus_fan = 0
+        for pid, n in kept:
+            raw += values[pid] * n
+            if pid in BONUS_PATTERNS:
+                bonus_fan += values[pid] * n
+        fan = raw if preset.cap is None or raw <= preset.cap else preset.cap
     counted = raw if preset.bonus_counts_for_min else raw - bonus_fan
     meets = bool(limits) or counted >= preset.min_fan
-    pts = table_points(preset.table, fan)
-    return _Eval(arr, scores, suppressed, raw, fan, bool(limits), bonus_fan, pts, meets)
+    if limits:
+        scores = tuple(_pattern_score(pid, fan, 1, True) for pid in limits)
+    else:
+        scores = tuple(_pattern_score(pid, values[pid] * n, n, False) for pid, n in kept)
+    return (tuple(kept), tuple(suppressed), tuple(limits), raw, fan, bonus_fan,
+            table_points(preset.table, fan), meets, scores)
+
+
+_SCORES: dict[tuple, PatternScore] = {}
+
+
+def _pattern_score(pid: str, fan: int, count: int, limit: bool) -> PatternScore:
+    """PatternScores are immutable: one object per (id, fan, count, limit), made once."""
+    key = (pid, fan, count, limit)
+    ps = _SCORES.get(key)
+    if ps is None:
+        p = PATTERNS[pid]
+        ps = _SCORES[key] = PatternScore(pid, p.name, p.zh, fan, count, limit)
+    return ps
+
+
+def _eval_of(arr: Arrangement, preset: RulePreset, tally: tuple) -> _Eval:
+    kept, suppressed, limits, raw, fan, bonus_fan, pts, meets, scores = tally
+    return _Eval(arr, list(scores), list(suppressed), raw, fan, bool(limits), bonus_fan, pts, meets)
+
+
+def _evaluate(hand: Hand, arr: Arrangement, ctx: WinContext, preset: RulePreset) -> _Eval:
+    """Score one reading (any shape) under the preset."""
+    f = Features(hand, arr, ctx, preset.settings)
+    return _eval_of(arr, preset, _score_reading(f, preset))
 
 
 def _key(e: _Eval, i: int) -> tuple:
@@ -150,14 +215,90 @@ def _key(e: _Eval, i: int) -> tuple:
     return (pays, e.points or 0, e.raw_fan, -i)
 
 
+def _tally_key(t: tuple, i: int) -> tuple:
+    pays = t[7] and t[6] is not None
+    return (pays, t[6] or 0, t[3], -i)
+
+
+def _readings(h: Hand, ctx: WinContext, preset: RulePreset, f: Features) -> list[tuple]:
+    """Every reading of ``h``, in the order of :func:`arrangements`, each with its tally:
+    (arrangement or None, split, winning kind, winning tile, tally). Standard readings are scored
+    from the split (``decompose.split_counts``) without building their Arrangement (the chosen one
+    is built after); seven pairs, thirteen orphans and bonus readings go through the Arrangement."""
+    out: list[tuple] = []
+    win = h.winning
+    if win is None:
+        arr = Arrangement("bonus", melded_groups(h), None)
+        f.read(arr)
+        out.append((arr, None, None, None, _score_reading(f, preset)))
+        return out
+    self_drawn = ctx.discarder is None
+    splits = split_counts(h.concealed_counts)
+    if splits:
+        kong_free = preset.settings["melded_kong_counts_concealed"]
+        m_pungs: tuple = ()
+        m_chows: tuple = ()
+        kongs = m_conc = m_sets = m_pungs_melded = m_mask = 0
+        for m in h.melds:
+            t = m.tiles[0]
+            if m.kind == "chow":
+                m_chows += (t,)
+                m_sets += 1
+                continue
+            kong = m.kind == "kong"
+            m_pungs += (t,)
+            m_mask |= 1 << t
+            kongs += kong
+            if m.concealed:
+                m_conc += 1
+            else:
+                m_pungs_melded += 1
+                if kong and kong_free:
+                    m_conc += 1
+                else:
+                    m_sets += 1
+        for split in splits:
+            chows, pair, pungs, cm, dm, cpairs, cmax, pm = split
+            n_conc = m_conc + len(pungs)
+            if m_pungs:
+                pungs = m_pungs + pungs
+                pm |= m_mask
+            if m_chows:
+                chows = tuple(sorted(m_chows + chows))
+                cm, dm, cpairs, cmax = _chow_stats(chows)
+            for kind, tile in split_winners(split, win):
+                f.set_split("standard", pungs, chows, pair, kongs, n_conc - (kind == "pung" and not self_drawn),
+                            m_sets, m_pungs_melded, _wait(kind, tile, win), pm, cm, dm, cpairs, cmax)
+                out.append((None, split, kind, tile, _score_reading(f, preset)))
+    if not h.melds:
+        settings = preset.settings
+        for arr in special_arrangements(h, "seven_pairs" in preset.active_ids, settings["seven_pairs_allow_four"]):
+            f.read(arr)
+            out.append((arr, None, None, None, _score_reading(f, preset)))
+    return out
+
+
+_CONTEXTS: dict[tuple, WinContext] = {}
+
+
 def _context(kw: dict) -> WinContext:
+    """The WinContext of ``kw`` (WinContext fields and ``self_drawn``; changed in place), made once
+    per distinct situation."""
+    key = tuple(sorted(kw.items())) if kw else ()
+    ctx = _CONTEXTS.get(key)
+    if ctx is not None:
+        return ctx
     self_drawn = kw.pop("self_drawn", None)
     discarder = kw.get("discarder")
     if self_drawn and discarder:
         raise ContextError("give either self_drawn or a discarder, not both")
     if self_drawn is False and not discarder:
         raise ContextError("a win that is not self-drawn needs the discarder's seat")
-    return WinContext(**kw)
+    ctx = WinContext(**kw)
+    if len(_CONTEXTS) > 1024:
+        _CONTEXTS.clear()
+    _CONTEXTS[key] = ctx
+    return ctx
 
 
 def resolve_preset(rules: str | RulePreset = "hk-old-style", *, config: str | dict | None = None,
@@ -189,50 +330,71 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
     >>> r.legal, r.reason
     (False, 'not a winning hand: the tiles do not make four sets and a pair, seven pairs or thirteen orphans')
     """
-    preset = resolve_preset(rules, config=config, min_fan=min_fan, cap=cap, table=table, payment=payment)
+    if config is None and min_fan is None and cap is None and table is None and payment is None:
+        preset = rules if isinstance(rules, RulePreset) else load_preset(rules)
+    else:
+        preset = resolve_preset(rules, config=config, min_fan=min_fan, cap=cap, table=table, payment=payment)
     h = parse_hand(hand) if isinstance(hand, str) else hand
-    ctx = _context(dict(situation))
+    ctx = _context(situation)
     if h.bonus and not ctx.flowers_in_play:
         raise ContextError("the hand has bonus tiles but flowers are not in play")
     active_ids = preset.active_ids
-    arrs = arrangements(h, ctx.self_drawn, seven_pairs="seven_pairs" in active_ids,
-                        seven_pairs_allow_four=preset.settings["seven_pairs_allow_four"])
+    f = Features(h, None, ctx, preset.settings)
+    reads = _readings(h, ctx, preset, f)
     notes = []
     reason = None
-    if not arrs:
+    if not reads:
         reason = "not a winning hand: the tiles do not make four sets and a pair, seven pairs or thirteen orphans"
         if "seven_pairs" not in active_ids and arrangements(h, ctx.self_drawn, seven_pairs=True,
                                                             seven_pairs_allow_four=True):
             reason = f"seven pairs is not a winning hand under {preset.id}"
-    elif arrs[0].shape == "bonus" and not preset.settings["instant_bonus_win"]:
+    elif h.winning is None and not preset.settings["instant_bonus_win"]:
         reason = f"{preset.id} has no instant win on bonus tiles: mark the winning tile with +"
-        arrs = []
+        reads = []
     elif (ctx.heavenly or ctx.earthly or ctx.man) and any(not m.concealed for m in h.melds):
         reason = "a heavenly, earthly or man's hand cannot have melded sets"
-        arrs = []
-    for flag, pid in (("last_of_kind", "last_of_kind"), ("ready", "ready_hand"), ("man", "man")):
-        if getattr(ctx, flag) and pid not in active_ids:
-            notes.append(f"{preset.id} has no '{PATTERNS[pid].name}' pattern; --{flag.replace('_', '-')} scores nothing")
-    zero = {s: 0 for s in SEATS}
-    if not arrs:
+        reads = []
+    if ctx.last_of_kind or ctx.ready or ctx.man:
+        for flag, pid in (("last_of_kind", "last_of_kind"), ("ready", "ready_hand"), ("man", "man")):
+            if getattr(ctx, flag) and pid not in active_ids:
+                notes.append(f"{preset.id} has no '{PATTERNS[pid].name}' pattern; --{flag.replace('_', '-')} scores nothing")
+    if not reads:
         return ScoreResult(preset.id, False, reason, 0, 0, False, preset.min_fan, False, (), (), None,
-                           0, zero, h, ctx, 0, tuple(notes), preset.table, preset.payment)
-    evals = [_evaluate(h, a, ctx, preset) for a in arrs]
-    best_i = max(range(len(evals)), key=lambda i: _key(evals[i], i))
-    e = evals[best_i]
-    legal = e.meets_min and e.points is not None
-    if not e.meets_min:
+                           0, dict(_ZERO), h, ctx, 0, tuple(notes), preset.table, preset.payment)
+    best_i = 0
+    if len(reads) > 1:
+        best_i = max(range(len(reads)), key=lambda i: _tally_key(reads[i][4], i))
+    arr, split, kind, tile, tally = reads[best_i]
+    if arr is None:
+        arr = standard_arrangement(melded_groups(h), deco_of(split), kind, tile, h.winning, ctx.discarder is None)
+    _, suppressed, limits, raw, fan, bonus_fan, points, meets, scores = tally
+    legal = meets and points is not None
+    if not meets:
         counted = "" if preset.bonus_counts_for_min else " without bonus tiles"
-        reason = f"below the minimum: {preset.min_fan} fan needed, the hand has {e.raw_fan - (0 if preset.bonus_counts_for_min else e.bonus_fan)}{counted}"
-    elif e.points is None:
-        reason = f"the {preset.table} table pays nothing for {e.fan} fan"
-    pts = e.points if legal else 0
+        reason = f"below the minimum: {preset.min_fan} fan needed, the hand has {raw - (0 if preset.bonus_counts_for_min else bonus_fan)}{counted}"
+    elif points is None:
+        reason = f"the {preset.table} table pays nothing for {fan} fan"
+    pts = points if legal else 0
     responsible = ctx.responsible
     if ctx.robbing_kong and preset.settings["robbed_kong_pays_all"] and responsible is None:
         responsible = ctx.discarder
         notes.append(f"{ctx.discarder}'s kong was robbed: {ctx.discarder} pays for everyone (12-piece penalty)")
-    pays = settle(pts, ctx.seat, discarder=ctx.discarder, dealer=ctx.dealer, scheme=preset.payment,
-                  dealer_doubling=preset.dealer_doubling, responsible=responsible) if legal else zero
-    return ScoreResult(preset.id, legal, reason, e.fan, e.raw_fan, e.limit, preset.min_fan,
-                       e.meets_min, tuple(e.patterns), tuple(e.suppressed), e.arr, pts, pays, h, ctx,
-                       len(evals), tuple(notes), preset.table, preset.payment)
+    pays = _settle(pts, ctx.seat, ctx.discarder, ctx.dealer, preset.payment, preset.dealer_doubling,
+                   responsible) if legal else dict(_ZERO)
+    return ScoreResult(preset.id, legal, reason, fan, raw, bool(limits), preset.min_fan, meets, scores,
+                       suppressed, arr, pts, pays, h, ctx, len(reads), tuple(notes), preset.table, preset.payment)
+
+
+_ZERO = {s: 0 for s in SEATS}
+
+
+@lru_cache(maxsize=4096)
+def _settled(pts: int, seat: str, discarder: str | None, dealer: str, scheme: str, doubling: bool,
+             responsible: str | None) -> tuple[tuple[str, int], ...]:
+    return tuple(settle(pts, seat, discarder=discarder, dealer=dealer, scheme=scheme,
+                        dealer_doubling=doubling, responsible=responsible).items())
+
+
+def _settle(*args) -> dict[str, int]:
+    """:func:`payments.settle`, remembered (a fresh dict each time: callers may change it)."""
+    return dict(_settled(*args))

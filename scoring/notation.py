@@ -21,9 +21,23 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property
-
 from .tiles import CODES, INDEX, SUITS, TENHOU_HONOURS, code
+
+
+class _once:
+    """A cached attribute without functools.cached_property's lock (Python 3.11 takes one on every
+    first access, which costs more than the value for these small tuples)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
 
 
 class NotationError(ValueError):
@@ -68,18 +82,26 @@ class Hand:
         """Counts of the 34 playable tiles over the whole hand, melds included."""
         return list(self.counts)
 
-    @cached_property
+    @_once
     def counts(self) -> tuple[int, ...]:
         """:meth:`tile_counts` as a tuple, computed once."""
-        counts = [0] * 34
-        for t in self.concealed:
-            counts[t] += 1
+        if not self.melds:
+            return self.concealed_counts
+        counts = list(self.concealed_counts)
         for m in self.melds:
             for t in m.tiles:
                 counts[t] += 1
         return tuple(counts)
 
-    @cached_property
+    @_once
+    def concealed_counts(self) -> tuple[int, ...]:
+        """Counts of the 34 playable tiles in the concealed part (the winning tile included)."""
+        counts = [0] * 34
+        for t in self.concealed:
+            counts[t] += 1
+        return tuple(counts)
+
+    @_once
     def present(self) -> frozenset[int]:
         """The playable tiles the hand holds at least once."""
         c = self.counts
@@ -192,6 +214,15 @@ def parse_hand(text: str, *, waiting: bool = False) -> Hand:
     """
     if not isinstance(text, str):
         raise NotationError("a hand must be given as text")
+    if not waiting:
+        hand = _parse_plain(text)
+        if hand is not None:
+            return hand
+    return _parse_full(text, waiting)
+
+
+def _parse_full(text: str, waiting: bool) -> Hand:
+    """:func:`parse_hand` token by token, with an error for anything malformed."""
     tokens, groups = _tokenize(text)
     if not tokens:
         raise NotationError("empty hand")
@@ -237,6 +268,88 @@ def parse_hand(text: str, *, waiting: bool = False) -> Hand:
             f"a winning hand has 14 tiles plus one per kong, bonus tiles aside; this one has {size + kongs}"
         )
     return Hand(concealed, tuple(melds), bonus, wins[0][0] if wins else None)
+
+
+_PLAIN_TILES = re.compile(r"(?:[1-9]+[mps]|[1-7]+z|[RGW]d|[ESWN])+")
+_PLAIN_PART = re.compile(r"([1-9]+)([mpsz])|([RGW]d|[ESWN])")  # a dragon before the W wind
+_PLAIN_ONE = re.compile(r"[1-9][mps]|[1-7]z|[RGW]d|[ESWN]")
+_PLAIN_BONUS = re.compile(r"[FS][1-4]")
+_PLAIN: dict[str, tuple | None] = {}
+
+
+def _plain_tiles(text: str) -> tuple[int, ...]:
+    out: list[int] = []
+    for m in _PLAIN_PART.finditer(text):
+        if m.group(3):
+            out.append(INDEX[m.group(3)])
+        else:
+            suit = m.group(2)
+            out.extend(_RUN_TILE[d + suit] for d in m.group(1))
+    return tuple(out)
+
+
+def _plain_token(tok: str) -> tuple | None:
+    """One whitespace-separated token of a well-formed hand: ('tiles', tiles), ('win', tile),
+    ('bonus', tile) or ('meld', Meld); None for anything else (the full tokenizer then reads the
+    hand and reports what is wrong)."""
+    if _PLAIN_TILES.fullmatch(tok):
+        return ("tiles", _plain_tiles(tok))
+    if tok[0] == "+" and _PLAIN_ONE.fullmatch(tok, 1):
+        return ("win", _plain_tiles(tok[1:])[0])
+    if _PLAIN_BONUS.fullmatch(tok):
+        return ("bonus", INDEX[tok])
+    if len(tok) > 2 and _CLOSE.get(tok[0]) == tok[-1] and _PLAIN_TILES.fullmatch(tok, 1, len(tok) - 1):
+        tiles = _plain_tiles(tok[1:-1])
+        kind = meld_kind(list(tiles))
+        if kind is not None and (tok[0] == "[" or kind == "kong"):
+            return ("meld", Meld(kind, tuple(sorted(tiles)), concealed=tok[0] == "{"))
+    return None
+
+
+def _parse_plain(text: str) -> Hand | None:
+    """The common case fast: a winning hand written as whitespace-separated runs, honours, sets
+    without inner spaces, bonus tiles and one ``+T``. Tokens are read once and remembered. Returns
+    None for anything else, including every malformed hand, which :func:`parse_hand` then reads
+    (and reports) in full; both give equal Hands."""
+    concealed: list[int] = []
+    melds: list[Meld] = []
+    bonus: list[int] = []
+    win = None
+    for tok in text.split():
+        got = _PLAIN.get(tok)
+        if got is None:
+            if tok in _PLAIN:
+                return None
+            if len(_PLAIN) > 8192:
+                _PLAIN.clear()
+            got = _PLAIN[tok] = _plain_token(tok)
+            if got is None:
+                return None
+        kind, value = got
+        if kind == "tiles":
+            concealed.extend(value)
+        elif kind == "win":
+            if win is not None:
+                return None
+            win = value
+            concealed.append(value)
+        elif kind == "meld":
+            melds.append(value)
+        else:
+            bonus.append(value)
+    if win is None or len(concealed) + 3 * len(melds) != 14:
+        return None
+    seen = [0] * 34
+    for t in concealed:
+        seen[t] += 1
+    for m in melds:
+        for t in m.tiles:
+            seen[t] += 1
+    if max(seen) > 4 or len(set(bonus)) != len(bonus):
+        return None
+    concealed.sort()
+    bonus.sort()
+    return Hand(tuple(concealed), tuple(melds), tuple(bonus), win)
 
 
 def format_tiles(tiles: list[int] | tuple[int, ...]) -> str:

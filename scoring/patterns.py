@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .context import WinContext
-from .decompose import Arrangement
+from .context import FLAGS, WinContext
+from .decompose import Arrangement, _chow_stats
 from .notation import Hand
 from .tiles import FIRST_FLOWER, WINDS
 
@@ -66,7 +66,21 @@ _WAIT_TRAITS = {
     "edge": _T["wait_edge"] | _T["wait_one"] | _T["wait_chow1"],
     "two-sided": _T["wait_two_sided"],
 }
-_FLAG_TRAITS = ("last_tile", "robbing_kong", "heavenly", "earthly", "man", "last_of_kind", "ready")
+# WinContext.flags (one bit per name of context.FLAGS) -> traits
+_FLAG_TABLE = tuple(
+    sum(_T[name] for i, name in enumerate(FLAGS) if bits >> i & 1)
+    | (_T["kong_replacement"] if bits >> FLAGS.index("double_kong") & 1 else 0)
+    for bits in range(1 << len(FLAGS)))
+_WIND_TILE = {w: 27 + i for i, w in enumerate(WINDS)}
+_SUIT_COUNT = (0, 1, 1, 2, 1, 2, 2, 3)
+_SUIT_TRAITS = tuple(_T["no_suits"] if n == 0 else _T["one_suit"] if n == 1 else _T["two_suits"] if n == 2 else 0
+                     for n in _SUIT_COUNT)
+_NUMBER_TRAITS = tuple((_T["numbers3"] if n <= 3 else 0) | (_T["numbers2"] if n <= 2 else 0) for n in range(11))
+(_T_HONOURS, _T_NO_HONOURS, _T_BONUS, _T_NO_BONUS, _T_SELF, _T_DISCARD, _T_ORPHANS_ONLY, _T_SOME_ORPHAN,
+ _T_NO_ORPHANS, _T_FOUR_ALIKE, _T_DRAGON_PUNG, _T_WIND_PUNG, _T_CONCEALED, _T_MELDED4) = (
+    _T[n] for n in ("honours", "no_honours", "bonus_tiles", "no_bonus_tiles", "self_drawn", "discard",
+                    "orphans_only", "some_orphan", "no_orphans", "four_alike", "dragon_pung", "wind_pung",
+                    "concealed", "melded4"))
 
 
 def _bits(mask: int) -> int:
@@ -97,57 +111,44 @@ class Features:
         self.hand, self.ctx, self.settings = hand, ctx, settings
         counts = self.counts = hand.counts
         present = 0
-        for t in range(34):
-            if counts[t]:
+        for t in hand.concealed:
+            present |= 1 << t
+        for m in hand.melds:
+            for t in m.tiles:
                 present |= 1 << t
         self.present = present
-        suit_mask = 0
-        number_mask = 0
-        for s in range(3):
-            m = (present >> (9 * s)) & 0x1FF
-            if m:
-                suit_mask |= 1 << s
-                number_mask |= m
-        honours = bool(present & _HONOURS)
+        suit_mask = ((1 if present & 0x1FF else 0) | (2 if present >> 9 & 0x1FF else 0)
+                     | (4 if present >> 18 & 0x1FF else 0))
+        number_mask = (present | present >> 9 | present >> 18) & 0x1FF
+        honours = present >> 27 != 0
         if honours:
             number_mask |= 1 << 9  # all honours count as one number
-        self.suit_mask, self.n_suits, self.honours = suit_mask, _bits(suit_mask), honours
+        self.suit_mask, self.n_suits, self.honours = suit_mask, _SUIT_COUNT[suit_mask], honours
         self.number_mask, self.n_numbers = number_mask, _bits(number_mask)
         bonus = 0
         for b in hand.bonus:
             bonus |= 1 << (b - FIRST_FLOWER)
         self.bonus = bonus
-        self.seat_wind = 27 + WINDS.index(ctx.seat)
-        self.round_wind = 27 + WINDS.index(ctx.round)
+        self.seat_wind = _WIND_TILE[ctx.seat]
+        self.round_wind = _WIND_TILE[ctx.round]
         self.self_drawn = ctx.discarder is None
         self.win = hand.winning
         self.n_melds = len(hand.melds)
-        kong_tiles = {m.tiles[0] for m in hand.melds if m.kind == "kong"}
-        self.fours = tuple(t for t in range(27) if counts[t] == 4 and t not in kong_tiles)
-        tr = _T["honours"] if honours else _T["no_honours"]
-        if not suit_mask:
-            tr |= _T["no_suits"]
-        elif self.n_suits == 1:
-            tr |= _T["one_suit"]
-        elif self.n_suits == 2:
-            tr |= _T["two_suits"]
-        if not present & ~_ORPHANS:
-            tr |= _T["orphans_only"]
-        if present & _ORPHANS:
-            tr |= _T["some_orphan"]
+        if 4 in counts:
+            kong_tiles = {m.tiles[0] for m in hand.melds if m.kind == "kong"}
+            self.fours = tuple(t for t in range(27) if counts[t] == 4 and t not in kong_tiles)
         else:
-            tr |= _T["no_orphans"]
-        if self.n_numbers <= 3:
-            tr |= _T["numbers3"] | (_T["numbers2"] if self.n_numbers <= 2 else 0)
+            self.fours = ()
+        tr = ((_T_HONOURS if honours else _T_NO_HONOURS) | _SUIT_TRAITS[suit_mask] | _NUMBER_TRAITS[self.n_numbers]
+              | (_T_BONUS if bonus else _T_NO_BONUS) | (_T_SELF if self.self_drawn else _T_DISCARD))
+        if not present & ~_ORPHANS:
+            tr |= _T_ORPHANS_ONLY
+        tr |= _T_SOME_ORPHAN if present & _ORPHANS else _T_NO_ORPHANS
         if self.fours:
-            tr |= _T["four_alike"]
-        tr |= _T["bonus_tiles"] if bonus else _T["no_bonus_tiles"]
-        tr |= _T["self_drawn"] if self.self_drawn else _T["discard"]
-        for flag in _FLAG_TRAITS:
-            if getattr(ctx, flag):
-                tr |= _T[flag]
-        if ctx.kong_replacement or ctx.double_kong:
-            tr |= _T["kong_replacement"] | (_T["double_kong"] if ctx.double_kong else 0)
+            tr |= _T_FOUR_ALIKE
+        flags = ctx.flags
+        if flags:
+            tr |= _FLAG_TABLE[flags]
         self.hand_traits = tr
         if arr is not None:
             self.read(arr)
@@ -177,42 +178,33 @@ class Features:
     def set_reading(self, shape: str, pungs: tuple, chows: tuple, pair: int, kongs: int,
                     concealed_pungs: int, melded_sets: int, melded_pungs: int, wait: str | None) -> None:
         """Fill in one reading from its parts (``chows`` sorted; ``pair`` -1 when none)."""
+        pm = 0
+        for t in pungs:
+            pm |= 1 << t
+        self.set_split(shape, pungs, chows, pair, kongs, concealed_pungs, melded_sets, melded_pungs, wait,
+                       pm, *_chow_stats(chows))
+
+    def set_split(self, shape: str, pungs: tuple, chows: tuple, pair: int, kongs: int, concealed_pungs: int,
+                  melded_sets: int, melded_pungs: int, wait: str | None, pung_mask: int, chow_mask: int,
+                  dup_mask: int, chow_pairs: int, chow_max: int) -> None:
+        """:meth:`set_reading` with the masks already made (``decompose`` keeps them per split)."""
         self.shape, self.standard, self.pair, self.wait = shape, shape == "standard", pair, wait
         self.pungs, self.chows, self.kongs = pungs, chows, kongs
         self.concealed_pungs, self.melded_sets, self.melded_pungs = concealed_pungs, melded_sets, melded_pungs
         self.concealed_hand = not melded_sets
-        pm = 0
-        for t in pungs:
-            pm |= 1 << t
-        self.pung_mask = pm
-        cm = dm = 0
-        pairs = 0
-        most = run = 0
-        last = -1
-        for c in chows:
-            if c == last:
-                run += 1
-                dm |= 1 << c
-                if run == 2 or run == 4:
-                    pairs += 1
-            else:
-                run = 1
-                cm |= 1 << c
-                last = c
-            if run > most:
-                most = run
-        self.chow_mask, self.dup_mask, self.chow_pairs, self.chow_max = cm, dm, pairs, most
-        n_chows, n_pungs = len(chows), len(pungs)
-        self.n_chows, self.n_pungs = n_chows, n_pungs
+        self.pung_mask, self.chow_mask, self.dup_mask = pung_mask, chow_mask, dup_mask
+        self.chow_pairs, self.chow_max = chow_pairs, chow_max
+        n_chows = self.n_chows = len(chows)
+        n_pungs = self.n_pungs = len(pungs)
         tr = self.hand_traits | _CHOW_TRAITS[n_chows] | _PUNG_TRAITS[n_pungs] | _KONG_TRAITS[kongs]
-        if pm & _DRAGONS:
-            tr |= _T["dragon_pung"]
-        if pm & _WINDS:
-            tr |= _T["wind_pung"]
+        if pung_mask & _DRAGONS:
+            tr |= _T_DRAGON_PUNG
+        if pung_mask & _WINDS:
+            tr |= _T_WIND_PUNG
         if not melded_sets:
-            tr |= _T["concealed"]
+            tr |= _T_CONCEALED
         elif melded_sets == 4:
-            tr |= _T["melded4"]
+            tr |= _T_MELDED4
         if wait in _WAIT_TRAITS:
             tr |= _WAIT_TRAITS[wait]
         self.traits = tr
@@ -236,6 +228,7 @@ class Pattern:
     doc: str
     shapes: frozenset = ANY
     needs: int = 0  # TRAIT bits a reading must have for the predicate to hold
+    exact: bool = False  # the shape and ``needs`` decide it alone
 
     def __call__(self, f: Features) -> int:
         """How many times the pattern is present in this reading (0 on a shape it is not defined
@@ -252,15 +245,17 @@ class Pattern:
 PATTERNS: dict[str, Pattern] = {}
 
 
-def pattern(pid: str, name: str, zh: str, shapes: frozenset = ANY, needs: str = ""):
+def pattern(pid: str, name: str, zh: str, shapes: frozenset = ANY, needs: str = "", exact: bool = False):
     """Register a predicate under a stable id, with the reading shapes it is defined on and the
-    traits (space-separated names of :data:`TRAITS`) a reading needs before it can hold."""
+    traits (space-separated names of :data:`TRAITS`) a reading needs before it can hold.
+    ``exact``: the shape and the traits are the whole test (the predicate returns True), so the
+    engine does not call it."""
 
     def deco(fn: Callable[[Features], int | bool]):
         bits = 0
         for n in needs.split():
             bits |= TRAIT[n]
-        PATTERNS[pid] = Pattern(pid, name, zh, fn, (fn.__doc__ or "").strip(), shapes, bits)
+        PATTERNS[pid] = Pattern(pid, name, zh, fn, (fn.__doc__ or "").strip(), shapes, bits, exact)
         return fn
 
     return deco
@@ -316,13 +311,13 @@ def _seven_bonus(f: Features) -> bool:
 
 # ---------------------------------------------------------------- how it was won
 
-@pattern("self_drawn", "Self-drawn", "自摸", ANY_WIN, needs="self_drawn")
+@pattern("self_drawn", "Self-drawn", "自摸", ANY_WIN, needs="self_drawn", exact=True)
 def _self_drawn(f: Features) -> bool:
     """The winning tile came from the wall."""
     return True
 
 
-@pattern("concealed_hand", "Concealed Hand", "門前清", ANY_WIN, needs="concealed")
+@pattern("concealed_hand", "Concealed Hand", "門前清", ANY_WIN, needs="concealed", exact=True)
 def _concealed_hand(f: Features) -> bool:
     """No chow, pung or kong claimed (concealed kongs allowed)."""
     return True
@@ -334,73 +329,73 @@ def _fully_concealed(f: Features) -> bool:
     return f.settings.get("fully_concealed_allows_kongs", True) or not f.kongs
 
 
-@pattern("melded_hand", "Melded Hand", "全求人", STANDARD, needs="melded4 discard")
+@pattern("melded_hand", "Melded Hand", "全求人", STANDARD, needs="melded4 discard", exact=True)
 def _melded_hand(f: Features) -> bool:
     """All four sets claimed, won on a discard (so waiting on the pair)."""
     return True
 
 
-@pattern("semi_self_sufficient", "Semi-self Sufficient", "半求人", STANDARD, needs="melded4 self_drawn")
+@pattern("semi_self_sufficient", "Semi-self Sufficient", "半求人", STANDARD, needs="melded4 self_drawn", exact=True)
 def _semi_self(f: Features) -> bool:
     """All four sets claimed, won by self-draw."""
     return True
 
 
-@pattern("last_tile", "Win by Last Catch", "海底撈月", needs="last_tile")
+@pattern("last_tile", "Win by Last Catch", "海底撈月", needs="last_tile", exact=True)
 def _last_tile(f: Features) -> bool:
     """The last tile of the wall, drawn or discarded."""
     return True
 
 
-@pattern("last_tile_draw", "Last Tile Draw", "海底撈月", needs="last_tile self_drawn")
+@pattern("last_tile_draw", "Last Tile Draw", "海底撈月", needs="last_tile self_drawn", exact=True)
 def _last_tile_draw(f: Features) -> bool:
     """Self-drawn win on the last tile of the wall."""
     return True
 
 
-@pattern("last_tile_discard", "Last Tile Discard", "河底撈魚", needs="last_tile discard")
+@pattern("last_tile_discard", "Last Tile Discard", "河底撈魚", needs="last_tile discard", exact=True)
 def _last_tile_discard(f: Features) -> bool:
     """Win on the discard after the last tile of the wall."""
     return True
 
 
-@pattern("robbing_kong", "Robbing the Kong", "搶槓", needs="robbing_kong")
+@pattern("robbing_kong", "Robbing the Kong", "搶槓", needs="robbing_kong", exact=True)
 def _robbing_kong(f: Features) -> bool:
     """Won on the tile another player added to a melded pung."""
     return True
 
 
-@pattern("kong_replacement", "Out on Kong Replacement", "槓上開花", needs="kong_replacement")
+@pattern("kong_replacement", "Out on Kong Replacement", "槓上開花", needs="kong_replacement", exact=True)
 def _kong_replacement(f: Features) -> bool:
     """Won on the replacement tile drawn after a kong (or a bonus tile)."""
     return True
 
 
-@pattern("double_kong", "Kong on Kong", "槓上槓", needs="double_kong")
+@pattern("double_kong", "Kong on Kong", "槓上槓", needs="double_kong", exact=True)
 def _double_kong(f: Features) -> bool:
     """Won on the replacement of a replacement: two kongs in a row."""
     return True
 
 
-@pattern("heavenly", "Blessing of Heaven", "天糊", needs="heavenly")
+@pattern("heavenly", "Blessing of Heaven", "天糊", needs="heavenly", exact=True)
 def _heavenly(f: Features) -> bool:
     """The dealer wins with the dealt hand."""
     return True
 
 
-@pattern("earthly", "Blessing of Earth", "地糊", needs="earthly")
+@pattern("earthly", "Blessing of Earth", "地糊", needs="earthly", exact=True)
 def _earthly(f: Features) -> bool:
     """A non-dealer wins on the dealer's first discard."""
     return True
 
 
-@pattern("man", "Blessing of Man", "人糊", needs="man")
+@pattern("man", "Blessing of Man", "人糊", needs="man", exact=True)
 def _man(f: Features) -> bool:
     """A non-dealer wins within the first go-around."""
     return True
 
 
-@pattern("wait", "Single, Closed or Edge Wait", "獨聽", STANDARD, needs="wait_one")
+@pattern("wait", "Single, Closed or Edge Wait", "獨聽", STANDARD, needs="wait_one", exact=True)
 def _wait(f: Features) -> bool:
     """The winning tile completed the pair, the middle of a chow, or a 12-3 / 7-89 edge."""
     return True
@@ -412,31 +407,31 @@ def _bridge_tile(f: Features) -> bool:
     return f.win % 9 == 4
 
 
-@pattern("one_chance_chow", "Out on a One-chance Chow", "邊張 / 坎張", STANDARD, needs="wait_chow1")
+@pattern("one_chance_chow", "Out on a One-chance Chow", "邊張 / 坎張", STANDARD, needs="wait_chow1", exact=True)
 def _one_chance(f: Features) -> bool:
     """The winning tile filled a closed or edge chow wait."""
     return True
 
 
-@pattern("out_on_pair", "Out on a Pair", "單釣", STANDARD, needs="wait_single")
+@pattern("out_on_pair", "Out on a Pair", "單釣", STANDARD, needs="wait_single", exact=True)
 def _out_on_pair(f: Features) -> bool:
     """The winning tile completed the pair."""
     return True
 
 
-@pattern("last_of_kind", "Last of Its Kind", "絕張", needs="last_of_kind")
+@pattern("last_of_kind", "Last of Its Kind", "絕張", needs="last_of_kind", exact=True)
 def _last_of_kind(f: Features) -> bool:
     """The winning tile was the last one of its kind still unseen (declared with --last-of-kind)."""
     return True
 
 
-@pattern("double_jeopardy", "Double Jeopardy", "雙絕張", STANDARD, needs="last_of_kind wait_two_sided")
+@pattern("double_jeopardy", "Double Jeopardy", "雙絕張", STANDARD, needs="last_of_kind wait_two_sided", exact=True)
 def _double_jeopardy(f: Features) -> bool:
     """Last of its kind, won on a two-sided wait."""
     return True
 
 
-@pattern("ready_hand", "Ready Hand Declared", "報聽", needs="ready")
+@pattern("ready_hand", "Ready Hand Declared", "報聽", needs="ready", exact=True)
 def _ready(f: Features) -> bool:
     """A ready hand announced in the first go-around (declared with --ready)."""
     return True
@@ -458,25 +453,25 @@ def _all_chows(f: Features) -> bool:
     return f.n_suits >= f.settings.get("all_chows_min_suits", 1)
 
 
-@pattern("all_pungs", "All Pungs", "對對糊", STANDARD, needs="pung4")
+@pattern("all_pungs", "All Pungs", "對對糊", STANDARD, needs="pung4", exact=True)
 def _all_pungs(f: Features) -> bool:
     """Four pungs or kongs and a pair."""
     return True
 
 
-@pattern("half_flush", "Half Flush", "混一色", WON, needs="one_suit honours")
+@pattern("half_flush", "Half Flush", "混一色", WON, needs="one_suit honours", exact=True)
 def _half_flush(f: Features) -> bool:
     """One suit and honours."""
     return True
 
 
-@pattern("full_flush", "Full Flush", "清一色", WON, needs="one_suit no_honours")
+@pattern("full_flush", "Full Flush", "清一色", WON, needs="one_suit no_honours", exact=True)
 def _full_flush(f: Features) -> bool:
     """One suit only."""
     return True
 
 
-@pattern("seven_pairs", "Seven Pairs", "七對子", frozenset({"seven_pairs"}))
+@pattern("seven_pairs", "Seven Pairs", "七對子", frozenset({"seven_pairs"}), exact=True)
 def _seven_pairs(f: Features) -> bool:
     """Seven pairs."""
     return True
@@ -489,13 +484,13 @@ def _mixed_terminals(f: Features) -> bool:
     return f.n_suits > 0
 
 
-@pattern("all_terminals", "All Terminals", "清么九", WON, needs="orphans_only no_honours")
+@pattern("all_terminals", "All Terminals", "清么九", WON, needs="orphans_only no_honours", exact=True)
 def _all_terminals(f: Features) -> bool:
     """Only ones and nines."""
     return True
 
 
-@pattern("all_honours", "All Honours", "字一色", WON, needs="no_suits")
+@pattern("all_honours", "All Honours", "字一色", WON, needs="no_suits", exact=True)
 def _all_honours(f: Features) -> bool:
     """Only winds and dragons."""
     return True
@@ -547,7 +542,7 @@ def _nine_gates(f: Features) -> bool:
     return tuple(c) == _NINE_GATES
 
 
-@pattern("thirteen_orphans", "Thirteen Orphans", "十三么", frozenset({"thirteen_orphans"}))
+@pattern("thirteen_orphans", "Thirteen Orphans", "十三么", frozenset({"thirteen_orphans"}), exact=True)
 def _thirteen_orphans(f: Features) -> bool:
     """One of each terminal and honour and a pair of one of them."""
     return True
@@ -579,7 +574,8 @@ def _pearl(f: Features) -> bool:
 def _pure_straight(f: Features) -> bool:
     """123, 456 and 789 chows of one suit."""
     m = f.chow_mask
-    return any(m & s == s for s in _STRAIGHTS)
+    a, b, c = _STRAIGHTS
+    return m & a == a or m & b == b or m & c == c
 
 
 @pattern("mixed_triple_chow", "Mixed Triple Chow", "三相逢", STANDARD, needs="chow3")
@@ -620,13 +616,13 @@ def _two_dragon_suits(f: Features) -> bool:
     return any(m & s == s and _in(d, 9 * k + 3) for k, s in enumerate(_STRAIGHTS))
 
 
-@pattern("all_simples", "All Simples", "斷么", WON, needs="no_orphans")
+@pattern("all_simples", "All Simples", "斷么", WON, needs="no_orphans", exact=True)
 def _all_simples(f: Features) -> bool:
     """No terminal or honour."""
     return True
 
 
-@pattern("no_honours", "No Honour Tiles", "無字", WON, needs="no_honours")
+@pattern("no_honours", "No Honour Tiles", "無字", WON, needs="no_honours", exact=True)
 def _no_honours(f: Features) -> bool:
     """Suit tiles only."""
     return True
@@ -648,7 +644,7 @@ def _five_doors(f: Features) -> bool:
     return kinds == 0b11111  # five groups, five kinds
 
 
-@pattern("two_suits", "One Voided Suit", "缺一門", WON, needs="two_suits")
+@pattern("two_suits", "One Voided Suit", "缺一門", WON, needs="two_suits", exact=True)
 def _two_suits(f: Features) -> bool:
     """Tiles of exactly two of the three suits (honours allowed)."""
     return True
@@ -761,13 +757,13 @@ def _three_winds(f: Features) -> bool:
     return _bits(f.pung_mask & _WINDS) >= 3
 
 
-@pattern("three_numbers", "Three Numbers", "三數", STANDARD, needs="numbers3")
+@pattern("three_numbers", "Three Numbers", "三數", STANDARD, needs="numbers3", exact=True)
 def _three_numbers(f: Features) -> bool:
     """Only three numbers in the whole hand (all honours count as one number)."""
     return True
 
 
-@pattern("two_numbers", "Two Numbers", "兩數", STANDARD, needs="pung4 numbers2")
+@pattern("two_numbers", "Two Numbers", "兩數", STANDARD, needs="pung4 numbers2", exact=True)
 def _two_numbers(f: Features) -> bool:
     """All pungs, and only two numbers (all honours count as one number)."""
     return True

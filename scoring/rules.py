@@ -84,19 +84,37 @@ class RulePreset:
     def _candidates(self) -> dict:
         return {}
 
-    def candidates(self, shape: str, traits: int) -> tuple[tuple[str, object], ...]:
-        """The (pattern id, predicate) pairs that can match a reading of ``shape`` with ``traits``
-        (see ``patterns.TRAITS``): a pattern defined on another shape, or needing a trait the
-        reading lacks, is not called. Cached per (shape, traits)."""
+    def candidates(self, shape: str, traits: int) -> tuple[int, tuple[str, ...], tuple[tuple[str, object], ...]]:
+        """What can match a reading of ``shape`` with ``traits`` (``patterns.TRAITS``): a pattern
+        defined on another shape, or needing a trait the reading lacks, cannot. Returns (a number
+        naming this (shape, traits), the ids that match on shape and traits alone
+        (``Pattern.exact``), the (id, predicate) pairs still to call), each in registry order.
+        Cached per (shape, traits).
+
+        >>> n, exact, tests = load_preset("hk-old-style").candidates("seven_pairs", 0)
+        >>> exact, [pid for pid, _ in tests]
+        (('seven_pairs',), [])
+        """
         key = (shape, traits)
         cands = self._candidates.get(key)
         if cands is None:
             if len(self._candidates) > 4096:
                 self._candidates.clear()
-            cands = self._candidates[key] = tuple(
-                (pid, p.fn) for pid, p in ((pid, PATTERNS[pid]) for pid, _ in self._active)
-                if shape in p.shapes and traits & p.needs == p.needs)
+                self._tallies.clear()
+            fit = [PATTERNS[pid] for pid, _ in self._active]
+            fit = [p for p in fit if shape in p.shapes and traits & p.needs == p.needs]
+            cands = self._candidates[key] = (len(self._candidates), tuple(p.id for p in fit if p.exact),
+                                             tuple((p.id, p.fn) for p in fit if not p.exact))
         return cands
+
+    @cached_property
+    def _tallies(self) -> dict:
+        return {}
+
+    @cached_property
+    def order(self) -> dict[str, int]:
+        """Pattern id -> its place in the registry (the order patterns are listed in)."""
+        return {pid: i for i, pid in enumerate(PATTERNS)}
 
     def worth(self, pid: str, count: int = 1) -> float:
         """What ``count`` instances of a pattern are worth here (a limit hand more than any number)."""
