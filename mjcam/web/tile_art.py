@@ -8,7 +8,7 @@ dragons, flowers and seasons) are the outlines of the glyphs of Droid Sans Fallb
 2.0, Debian ``fonts-droid-fallback``) and the bonus tiles' numbers those of DejaVu Sans Bold (Bitstream
 Vera license, Debian ``fonts-dejavu-core``), written into each picture as paths: a phone with no
 Chinese font still shows them. Running this needs fontTools (``pip install fonttools``) and those two
-fonts; the app itself only serves the files written.
+fonts; the app itself only serves the files written. ``NOTICE.txt`` beside them credits the fonts.
 """
 
 from __future__ import annotations
