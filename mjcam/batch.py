@@ -36,6 +36,44 @@ class BatchError(Exception):
     """A batch run that cannot start (bad paths, bad output file): exit 2 with one line."""
 
 
+def _lock(path: str) -> int:
+    """An open descriptor of ``path`` (made if missing) holding an exclusive lock on it, which the
+    operating system lets go when this process ends however it ends. One batch run writes to an
+    output at a time: another finds it locked and stops with one line."""
+    if os.path.isdir(path):
+        raise BatchError(f"{path}: is a folder; --out names the file the records go to")
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as e:
+        raise BatchError(f"{path}: cannot write the records there ({e.strerror})") from None
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # Windows
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    except OSError:
+        os.close(fd)
+        raise BatchError(f"{path}: another mjcam batch is writing to it; let it finish, "
+                         "or give this run another --out") from None
+    return fd
+
+
+def _unlock(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)  # (closing the descriptor lets the lock go)
+
+
+def _record(value, where: str) -> dict:
+    """A record read back from an output: a JSON object with a path and a status, or BatchError."""
+    if not isinstance(value, dict) or not isinstance(value.get("path"), str) or not isinstance(value.get("status"), str):
+        raise BatchError(f"{where}: not a mjcam batch record; give --out a new file")
+    return value
+
+
 # ---------------------------------------------------------------- finding and hashing photos
 
 def find_photos(paths: list[str]) -> list[str]:
@@ -127,20 +165,34 @@ def _work(job: tuple[str, str | None]) -> dict:
 # ---------------------------------------------------------------- outputs
 
 class _LineOut:
-    """Append-only text output of whole lines, each flushed and synced."""
+    """Append-only text output of whole lines, each flushed and synced; locked while open."""
 
     def __init__(self, path: str):
         self.path = path
-        self._cut_torn_tail()
-        self.fh = open(path, "a", encoding="utf-8", newline="")
+        self._held = _lock(path)
+        try:
+            self.records()  # what is there is checked before anything is written: a foreign file stays as it is
+            self._cut_torn_tail()
+            self.fh = open(path, "a", encoding="utf-8", newline="")
+        except OSError as e:
+            _unlock(self._held)
+            raise BatchError(f"{path}: cannot write the records there ({e.strerror})") from None
+        except BaseException:
+            _unlock(self._held)
+            raise
 
     def _cut_torn_tail(self) -> None:
-        if not os.path.exists(self.path):
-            return
         with open(self.path, "rb+") as fh:
             data = fh.read()
             if data and not data.endswith(b"\n"):
-                fh.truncate(data.rfind(b"\n") + 1)
+                keep = data.rfind(b"\n") + 1
+                if not data[:keep].strip() and not self._torn_record(data[keep:]):
+                    raise BatchError(f"{self.path}: not a mjcam batch output; give --out a new file")
+                fh.truncate(keep)
+
+    def _torn_record(self, tail: bytes) -> bool:
+        """Whether ``tail``, all there is of the file, is the beginning of what this output writes."""
+        raise NotImplementedError
 
     def _append(self, text: str) -> None:
         self.fh.write(text)
@@ -149,18 +201,25 @@ class _LineOut:
 
     def close(self) -> None:
         self.fh.close()
+        _unlock(self._held)
+        self._held = None
 
 
 class JsonlOut(_LineOut):
+    def _torn_record(self, tail: bytes) -> bool:
+        return tail.startswith(b'{"path": ')
+
     def records(self) -> list[dict]:
+        """The records of the whole lines (a torn last line is cut off before anything is written)."""
         out = []
-        with open(self.path, encoding="utf-8") as fh:
+        with open(self.path, "rb") as fh:
             for n, line in enumerate(fh, 1):
-                if line.strip():
+                if line.strip() and line.endswith(b"\n"):
                     try:
-                        out.append(json.loads(line))
-                    except ValueError:
-                        raise BatchError(f"{self.path}:{n}: not a mjcam batch record") from None
+                        value = json.loads(line.decode("utf-8"))
+                    except (ValueError, RecursionError):  # (not UTF-8 is a ValueError too)
+                        value = None
+                    out.append(_record(value, f"{self.path}:{n}"))
         return out
 
     def write(self, record: dict) -> None:
@@ -169,22 +228,39 @@ class JsonlOut(_LineOut):
 
 class CsvOut(_LineOut):
     def __init__(self, path: str):
-        fresh = not os.path.exists(path) or os.path.getsize(path) == 0
         super().__init__(path)
-        if fresh:
+        if os.path.getsize(path) == 0:  # new, or only a torn header was there
             self._append(",".join(CSV_FIELDS) + "\n")
 
+    def _torn_record(self, tail: bytes) -> bool:
+        return ",".join(CSV_FIELDS).encode().startswith(tail)  # a header cut short
+
     def records(self) -> list[dict]:
-        with open(self.path, encoding="utf-8", newline="") as fh:
-            rows = list(csv.DictReader(fh))
-        if rows and set(rows[0]) != set(CSV_FIELDS):
-            raise BatchError(f"{self.path}: not a mjcam batch CSV")
+        from mjcam.csvcell import uncell
+
+        foreign = f"{self.path}: not a mjcam batch CSV; give --out a new file"
+        try:
+            with open(self.path, "rb") as fh:
+                data = fh.read()
+            whole = data[:data.rfind(b"\n") + 1].decode("utf-8")  # (a torn last row is cut off)
+            reader = csv.DictReader(io.StringIO(whole, newline=""))
+            if reader.fieldnames is not None and list(reader.fieldnames) != CSV_FIELDS:
+                raise BatchError(foreign)  # (a header alone is enough to tell)
+            rows = [{k: uncell(v or "") for k, v in r.items() if k is not None} for r in reader]
+        except (UnicodeDecodeError, csv.Error):
+            raise BatchError(foreign) from None
         out = []
-        for r in rows:
+        for n, r in enumerate(rows, 2):
+            try:
+                detail = json.loads(r["detail"] or "{}")
+            except (ValueError, RecursionError):
+                detail = None
+            if not isinstance(detail, dict):
+                raise BatchError(f"{self.path}:{n}: not a mjcam batch record; give --out a new file")
             rec = {"path": r["path"], "hash": r["hash"] or None, "status": r["status"], "hand": r["hand"] or None,
                    "needs_person": r["needs_person"] == "1", "duplicate_of": r["duplicate_of"] or None}
-            rec.update(json.loads(r["detail"] or "{}"))
-            out.append(rec)
+            rec.update(detail)
+            out.append(_record(rec, f"{self.path}:{n}"))
         return out
 
     def write(self, record: dict) -> None:
@@ -199,8 +275,10 @@ class CsvOut(_LineOut):
                "tiles": " ".join(f"{t['code']}:{t['confidence']:.2f}" for t in record.get("tiles", [])),
                "detail": json.dumps({k: record[k] for k in ("image", "tiles", "groups", "needs_confirmation",
                                                              "legal", "error") if k in record})}
-        buf = io.StringIO()
-        csv.DictWriter(buf, CSV_FIELDS, lineterminator="\n").writerow(row)
+        from mjcam.csvcell import cell
+
+        buf = io.StringIO()  # every text cell as text: a path or an error starting with = runs nowhere
+        csv.DictWriter(buf, CSV_FIELDS, lineterminator="\n").writerow({k: cell(v) for k, v in row.items()})
         self._append(buf.getvalue())
 
 
@@ -214,15 +292,29 @@ class SqliteOut:
 
     def __init__(self, path: str):
         self.path = path
+        self._held = _lock(path)
         try:
             self.db = sqlite3.connect(path, isolation_level=None)
+            columns = {r[1] for r in self.db.execute("PRAGMA table_info(photos)")}
+            if columns and not {"path", "hash", "status", "record"} <= columns:  # looked at before any change
+                self.close()
+                raise BatchError(f"{path}: not a mjcam batch database (its photos table is another's); "
+                                 "give --out a new file")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(self.SCHEMA)
         except sqlite3.DatabaseError as e:
+            self.close()
             raise BatchError(f"{path}: not a usable SQLite file ({e})") from None
 
     def records(self) -> list[dict]:
-        return [json.loads(r[0]) for r in self.db.execute("SELECT record FROM photos ORDER BY id")]
+        out = []
+        for n, (text,) in enumerate(self.db.execute("SELECT record FROM photos ORDER BY id"), 1):
+            try:
+                value = json.loads(text)
+            except (TypeError, ValueError, RecursionError):
+                value = None
+            out.append(_record(value, f"{self.path}: row {n}"))
+        return out
 
     def write(self, record: dict) -> None:
         sc = record.get("score") or {}
@@ -236,7 +328,10 @@ class SqliteOut:
                              sc.get("fan"), sc.get("points"), json.dumps(record, ensure_ascii=False)))
 
     def close(self) -> None:
-        self.db.close()
+        if getattr(self, "db", None) is not None:
+            self.db.close()
+        _unlock(self._held)
+        self._held = None
 
 
 def open_output(path: str):
@@ -244,6 +339,8 @@ def open_output(path: str):
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise BatchError(f"{path}: no such folder {folder}")
+    if os.path.isdir(path):
+        raise BatchError(f"{path}: is a folder; --out names the file the records go to")
     if low.endswith(".jsonl"):
         return JsonlOut(path)
     if low.endswith(".csv"):
@@ -333,12 +430,15 @@ def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: st
     photos = find_photos(paths)
     output = open_output(out)
     try:
-        done = {r.get("hash") for r in output.records() if r.get("hash")}
+        records = output.records()
+        done = {r.get("hash") for r in records if r.get("hash")}
+        # a file that could not be read has no hash: it is known by its path, and recorded once
+        unread = {r["path"] for r in records if not r.get("hash") and r["status"] == "error"}
         summary = Summary(found=len(photos))
         jobs, first = [], {}
         for p in photos:
             digest = content_hash(p)
-            if digest and digest in done:
+            if (digest and digest in done) or (digest is None and p in unread):
                 summary.skipped += 1
                 continue
             if digest and digest in first:

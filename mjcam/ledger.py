@@ -152,13 +152,17 @@ class Ledger:
 
     def create_game(self, players: list[str], preset: str = "hk-old-style", house: dict | None = None,
                     start_round: str = "E", dealer_keeps_on_draw: bool = True, flowers_in_play: bool = True) -> dict:
-        names = [str(p).strip() for p in players or []]
+        if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
+            raise LedgerError("a game needs four player names (1 to 40 characters each)")
+        names = [p.strip() for p in players]
         if len(names) != 4 or not all(names) or any(len(n) > 40 for n in names):
             raise LedgerError("a game needs four player names (1 to 40 characters each)")
-        if preset not in PRESET_IDS:
-            raise LedgerError(f"unknown preset {preset!r}; choose one of {', '.join(PRESET_IDS)}")
-        if start_round not in SEATS:
-            raise LedgerError(f"the prevailing wind is E, S, W or N, not {start_round!r}")
+        if not isinstance(preset, str) or preset not in PRESET_IDS:
+            raise LedgerError(f"unknown preset {str(preset)[:40]!r}; choose one of {', '.join(PRESET_IDS)}")
+        if not isinstance(start_round, str) or start_round not in SEATS:
+            raise LedgerError(f"the prevailing wind is E, S, W or N, not {str(start_round)[:10]!r}")
+        if house is not None and not isinstance(house, dict):
+            raise LedgerError("house rules are an object of min_fan, cap, table, payment")
         house = {k: v for k, v in (house or {}).items() if v not in (None, "")}
         unknown = set(house) - {"min_fan", "cap", "table", "payment"}
         if unknown:
@@ -383,12 +387,23 @@ class Ledger:
         return bytes(row[0])
 
     def export_csv(self, game_id: int) -> str:
+        """The game as CSV; every text cell written so that no spreadsheet runs it as a formula
+        (:mod:`mjcam.csvcell`: a player named ``=cmd|...`` shows as text)."""
         import csv
         import io
 
+        from mjcam.csvcell import cell
+
+        class Cells:
+            def __init__(self, writer):
+                self.writer = writer
+
+            def writerow(self, row):
+                self.writer.writerow([cell(v) for v in row])
+
         g = self.game(game_id)
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = Cells(csv.writer(buf, lineterminator="\n"))
         names = g["players"]
         w.writerow(["hand", "round", "dealer", "kind", "winner", "discarder", "notation", "fan", "points", "preset",
                     "preset_version"] + [f"{n} delta" for n in names] + [f"{n} total" for n in names])
