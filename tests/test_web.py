@@ -274,8 +274,10 @@ def test_serve_prints_the_address_and_pin_for_the_table(tmp_path):
                              "--db", str(tmp_path / "t.sqlite")], cwd=ROOT, stderr=subprocess.PIPE, text=True)
     try:
         lines = []
-        while not lines or not lines[-1].startswith("mjcam: ledger"):  # the address, a QR code, the PIN
-            lines.append(proc.stderr.readline())
+        for line in proc.stderr:  # the address, a QR code, the PIN, the ledger
+            lines.append(line)
+            if line.startswith("mjcam: ledger"):
+                break
     finally:
         proc.kill()
         proc.wait()
