@@ -1,7 +1,7 @@
 """The tile classifier on held-out tiles, beside the one it replaces, on the same boxes.
 
     python -m benchmarks.classifier_heldout --data ../shared/data [--model X.onnx]
-        [--baseline DIR] [--limit N]
+        [--baseline Y.onnx] [--limit N]
 
 Tiles: the labelled boxes of photos that neither trained nor tuned the model (``datasets.splits``):
 
@@ -12,17 +12,15 @@ Tiles: the labelled boxes of photos that neither trained nor tuned the model (``
 - ``flowers/seasons``: the bonus tiles among all of those.
 
 Each classifier reads each box as the recogniser hands it over (``TileClassifier.classify_boxes``:
-the crop cut from the photo at the classifier's own input size; the baseline with its quick
-network and bonus reader as it shipped). ``--baseline DIR``: a folder holding the replaced
-``tile_classifier.onnx`` (and, if it had them, ``tile_classifier_quick.onnx`` and
-``bonus_reader.onnx``), e.g. from the repository's history. Also printed: the time to classify the
-14 tiles of a hand (median of repeated runs, each classifier in turn in this process).
+the crop cut from the photo at the classifier's own input size). ``--baseline``: another
+classifier file read beside it (e.g. a candidate, or an earlier model from the repository's
+history). Also printed: the time to classify the 14 tiles of a hand (median of repeated runs,
+each classifier in turn in this process).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 import numpy as np
@@ -34,15 +32,6 @@ from mjcam.scoring.tiles import FLOWERS, SEASONS
 from mjcam.vision.classify import DEFAULT_MODEL, TileClassifier
 
 BONUS = set(FLOWERS + SEASONS)
-
-
-def baseline_classifier(folder: str) -> TileClassifier:
-    """The replaced classifier as it shipped: its quick network and bonus reader where present."""
-    quick = os.path.join(folder, "tile_classifier_quick.onnx")
-    bonus = os.path.join(folder, "bonus_reader.onnx")
-    reader = TileClassifier(bonus, bonus=None, quick=False, turn_below=1.0) if os.path.exists(bonus) else None
-    quick_c = TileClassifier(quick, turned=False, bonus=None, quick=False) if os.path.exists(quick) else False
-    return TileClassifier(os.path.join(folder, "tile_classifier.onnx"), bonus=reader, quick=quick_c)
 
 
 def read_all(clf: TileClassifier, records) -> list[tuple[str, tuple[str, ...]]]:
@@ -84,7 +73,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.classifier_heldout", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default="../shared/data")
     ap.add_argument("--model", default=DEFAULT_MODEL, help="the classifier to judge (default: the shipped one)")
-    ap.add_argument("--baseline", help="folder of the classifier it replaces (see above)")
+    ap.add_argument("--baseline", help="another classifier file to read beside it")
     ap.add_argument("--limit", type=int, help="at most this many photos of each set")
     a = ap.parse_args(argv)
     s = split(a.data)
@@ -98,9 +87,9 @@ def main(argv=None) -> None:
     }
     if a.limit:
         sets = {k: v[:a.limit] for k, v in sets.items()}
-    systems = {"mjcam": TileClassifier(a.model, bonus=None, quick=False)}
+    systems = {"mjcam": TileClassifier(a.model)}
     if a.baseline:
-        systems["replaced"] = baseline_classifier(a.baseline)
+        systems["baseline"] = TileClassifier(a.baseline)
     rows = {}
     for name, clf in systems.items():
         reads = {k: read_all(clf, v) for k, v in sets.items()}
@@ -112,9 +101,9 @@ def main(argv=None) -> None:
     print(f"{'':{width}}  " + "  ".join(f"{n:>22}" for n in rows))
     for i, h in enumerate(heads):
         print(f"{h:{width}}  " + "  ".join(f"{rows[n][i]:>22}" for n in rows))
-    if "replaced" in rows:
-        t = [float(rows[n][-1].split()[0]) for n in ("mjcam", "replaced")]
-        print(f"time ratio mjcam / replaced: {t[0] / t[1]:.2f}")
+    if "baseline" in rows:
+        t = [float(rows[n][-1].split()[0]) for n in ("mjcam", "baseline")]
+        print(f"time ratio mjcam / baseline: {t[0] / t[1]:.2f}")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,8 @@
 """Pictures of one tile, framed tightly or loosely: what ``mjcam classify`` reads.
 
-    python benchmarks/classify_framed.py --data ../shared/data [--photos valid|held-out]
+    python -m benchmarks.classify_framed --data ../shared/data [--photos valid|held-out]
         [--frames 1,1.5,2,3,5] [--seed 0] [--limit N]
-    python benchmarks/classify_framed.py --data ../shared/data --camerash
-    python benchmarks/classify_framed.py --unseen-art [--seed 6]
+    python -m benchmarks.classify_framed --data ../shared/data --camerash
 
 A person photographing one tile seldom crops it to its edges: the tile sits in the middle of the
 picture with the table (and perhaps the tiles beside it) around it. From each labelled tile of
@@ -19,19 +18,16 @@ side wide and 0.8 times that tall, centred on the tile (moved a little, seeded),
 
 A reading is right when its code is one of the tile's labelled codes. ``--camerash``: the
 Camerash crops (tight catalogue pictures of many tile sets, its four wrong labels left out) read
-both ways; ``--unseen-art``: tight crops of all 42 tiles of the tile art no model trained on
-(``models.unseen_art``, ten renders a face, placed by ``--seed``).
+both ways.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 
 def framing(box, k: float, width: int, height: int, shift: tuple[float, float] = (0.0, 0.0)) -> tuple[int, int, int, int]:
@@ -78,7 +74,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the pictures' placement (default 0)")
     ap.add_argument("--limit", type=int, help="only the first N photos")
     ap.add_argument("--camerash", action="store_true", help="the Camerash crops instead")
-    ap.add_argument("--unseen-art", action="store_true", help="tight crops of tile art no model trained on instead")
     args = ap.parse_args(argv)
 
     from datasets.readers import held_out_sources, read_crop_csv, read_yolo, roboflow_subset
@@ -91,16 +86,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.camerash:
         items = [(1.0, load_image(path), (code,)) for path, code in read_crop_csv(os.path.join(args.data, "camerash-tiles"))]
         print(f"Camerash crops: {len(items)}")
-    elif args.unseen_art:
-        from models.unseen_art import render, unseen_faces
-        from mjcam.scoring.tiles import CODES
-
-        renders = render(unseen_faces(codes=CODES), 10, seed=args.seed)
-        if not renders:
-            raise SystemExit("no unseen tile art installed (see models/unseen_art.py)")
-        items = [(1.0, picture[int(round(y1)):int(round(y2)), int(round(x1)):int(round(x2))], (code,))
-                 for _, code, picture, (x1, y1, x2, y2) in renders]
-        print(f"unseen tile art, tight crops: {len(items)}, seed {args.seed}")
     else:
         root = os.path.join(args.data, "roboflow-hk-chinese")
         if args.photos == "valid":

@@ -1,7 +1,7 @@
 """Photo-to-hand evaluation: mjcam and the peer (PyPI ``mahjong-detector``) on the same photos.
 
     pip install '.[bench]'
-    python benchmarks/recognize_eval.py --data ../shared/data [--limit N] [--timing 20] [--photos held-out]
+    python -m benchmarks.recognize_eval --data ../shared/data [--limit N] [--timing 20] [--photos held-out]
         [--frame K] [--strips] [--condition NAME] [--mended]
 
 Photos: the HK photos of the Roboflow *valid* split (``IMG_27*``, a Japanese set, and
@@ -52,7 +52,6 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 PEER_CODES = {"chun": "Rd", "haku": "Wd", "hatsu": "Gd", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
 
@@ -127,7 +126,8 @@ def launch(system: str, paths: list[str]) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
         fh.write("\n".join(paths))
     try:
-        res = subprocess.run([sys.executable, __file__, "--worker", system, fh.name], capture_output=True,
+        res = subprocess.run([sys.executable, "-m", "benchmarks.recognize_eval", "--worker", system, fh.name],
+                             capture_output=True,
                              text=True, cwd=ROOT)
     finally:
         os.unlink(fh.name)

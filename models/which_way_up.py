@@ -31,6 +31,7 @@ import argparse
 import json
 import math
 import os
+import time
 
 import cv2
 import numpy as np
@@ -73,9 +74,34 @@ def _half_turned(xs: np.ndarray) -> np.ndarray:
 
 def train_probe(crops: CropSet, steps: int, seed: int, threads: int, model=None, lr: float = 3e-3):
     """Train (or go on training) the probe: each view shown as it is (label 0) or turned half round (1)."""
-    from .find_mirrored import train_probe as train_two_ways
+    import torch
+    from torch import nn
 
-    return train_two_ways(crops, steps, seed, threads, model=model, lr=lr, make_view=up_view, other=_half_turned)
+    from .net import TileNet
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    model = model or TileNet(2)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss()
+    model.train()
+    t0 = time.time()
+    for step in range(steps):
+        idx = rng.integers(len(crops), size=128)
+        xs = np.stack([up_view(crops.images[i], crops.sizes[i], rng) for i in idx])
+        ys = rng.integers(2, size=len(idx))
+        xs[ys == 1] = _half_turned(xs[ys == 1])
+        loss = loss_fn(model(torch.from_numpy(to_tensor(np.ascontiguousarray(xs), MEAN, STD))), torch.from_numpy(ys))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if (step + 1) % 250 == 0:
+            print(f"probe step {step + 1}/{steps} loss {loss.item():.3f} ({time.time() - t0:.0f} s)", flush=True)
+    model.eval()
+    return model
 
 
 def down_log_odds(model, image: np.ndarray, boxes) -> float:

@@ -3,22 +3,18 @@
 import glob
 import json
 import os
-import sys
 import threading
 
 import numpy as np
 import pytest
 
 from mjcam.cli import main
-from mjcam.scoring.tiles import FLOWERS, SEASONS
-from mjcam.vision.classify import (BONUS_MIN_MASS, BONUS_MODEL, DEFAULT_MODEL, QUICK_MODEL, ModelError, TileClassifier,
-                             default_classifier)
+from mjcam.vision.classify import DEFAULT_MODEL, ModelError, TileClassifier
 from mjcam.vision.io import ImageError, load_image
 from mjcam.vision.labels import CLASSES
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 CROPS = sorted(glob.glob(os.path.join(FIXTURES, "crops", "*.png")))
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples")
 
 
@@ -37,47 +33,19 @@ def test_model_is_shipped_and_labels_match_its_output():
     labels = json.loads(meta["classes"])
     assert labels == list(CLASSES) and len(labels) == 44
     assert sess.get_outputs()[0].shape[-1] == len(labels)
-    assert json.loads(meta["input_size"]) == 64
-
-
-def test_bonus_reader_is_shipped_for_the_flowers_and_seasons():
-    import onnxruntime as ort
-
-    sess = ort.InferenceSession(BONUS_MODEL, providers=["CPUExecutionProvider"])
-    meta = sess.get_modelmeta().custom_metadata_map
-    assert json.loads(meta["classes"]) == list(FLOWERS + SEASONS)
-    assert sess.get_outputs()[0].shape[-1] == 8
-    assert json.loads(meta["input_size"]) > 64  # it looks closer than the classifier
-
-
-def test_bonus_reader_only_shares_out_the_bonus_share():
-    alone = TileClassifier(bonus=None)
-    both = default_classifier()
-    bonus = [CLASSES.index(c) for c in FLOWERS + SEASONS]
-    rest = [i for i in range(len(CLASSES)) if i not in bonus]
-    looked = 0
-    for path in CROPS:
-        image = load_image(path)
-        h, w = image.shape[:2]
-        boxes = [(0, 0, w, h), (w * 0.1, h * 0.1, w * 0.9, h * 0.9)]
-        p, q = alone.box_probabilities(image, boxes), both.box_probabilities(image, boxes)
-        np.testing.assert_allclose(q[:, rest], p[:, rest], atol=1e-6)  # no other class changes
-        np.testing.assert_allclose(q[:, bonus].sum(1), p[:, bonus].sum(1), atol=1e-5)
-        for a, b in zip(p, q):
-            if a[bonus].sum() < BONUS_MIN_MASS:
-                np.testing.assert_allclose(a, b, atol=1e-6)
-            else:
-                looked += 1
-    assert looked >= 8  # the four flower and season crops, each cut twice
+    assert json.loads(meta["input_size"]) >= 64
+    assert len(json.loads(meta["mean"])) == len(json.loads(meta["std"])) == 3
 
 
 def test_session_is_lazy_and_shared():
     clf = TileClassifier()
     assert clf._session is None  # nothing loaded by construction (or by importing vision)
+    size = TileClassifier().crops(np.zeros((8, 8, 3), np.uint8), [(0, 0, 8, 8)]).shape[1]  # (another instance)
+    assert clf._session is None
     results = []
 
     def work():
-        results.append(clf(np.zeros((4, 64, 64, 3), np.uint8)))
+        results.append(clf(np.zeros((4, size, size, 3), np.uint8)))
 
     threads = [threading.Thread(target=work) for _ in range(4)]
     for t in threads:
@@ -85,76 +53,55 @@ def test_session_is_lazy_and_shared():
     for t in threads:
         t.join()
     assert len(results) == 4 and all(len(r) == 4 for r in results)
-    assert default_classifier() is default_classifier()
 
 
 def test_every_answer_has_confidence_and_alternatives():
-    clf = default_classifier()
-    labels = clf(np.random.default_rng(0).integers(0, 255, (3, 64, 64, 3), dtype=np.uint8))
+    clf = TileClassifier()
+    clf.session  # noqa: B018  (reads the input size)
+    size = clf.input_size
+    labels = clf(np.random.default_rng(0).integers(0, 255, (3, size, size, 3), dtype=np.uint8))
     for lab in labels:
         assert lab.code in CLASSES and 0 <= lab.confidence <= 1
         assert len(lab.alternatives) == 3
         assert all(p <= lab.confidence for _, p in lab.alternatives)
-    assert clf(np.zeros((0, 64, 64, 3), np.uint8)) == []
+    assert clf(np.zeros((0, size, size, 3), np.uint8)) == []
 
 
 def test_shipped_model_reads_the_sample_crops():
     assert len(CROPS) == 16
-    clf = default_classifier()
+    clf = TileClassifier()
     got = {os.path.basename(p)[:-4]: clf.classify_image(load_image(p)).code for p in CROPS}
     right = [k for k, v in got.items() if k == v]
     assert len(right) >= 15, got
 
 
 def test_the_turned_copy_is_read_only_where_the_first_reading_is_unsure():
-    plain = default_classifier()
+    plain = TileClassifier()
     crops = fixture_inputs(plain)
-    once = TileClassifier(turned=False, bonus=None, quick=False).probabilities(crops)
-    both = TileClassifier(turn_below=1.0, bonus=None, quick=False).probabilities(crops)
-    bound = float(np.median(once.max(axis=1)))  # some crops sure of their first reading, some not
-    chosen = TileClassifier(turn_below=bound, bonus=None, quick=False).probabilities(crops)
+    # some crops sure of their first reading, some not (a few crops dimmed and blurred to make them unsure)
+    crops[::3] = (crops[::3] // 3 + 60).astype(np.uint8)
+    once = TileClassifier(turned=False).probabilities(crops)
+    both = TileClassifier(turn_below=1.0).probabilities(crops)
+    bound = float(np.median(once.max(axis=1)))
+    chosen = TileClassifier(turn_below=bound).probabilities(crops)
     sure = once.max(axis=1) >= bound
     assert sure.any() and (~sure).any()
     np.testing.assert_allclose(chosen[sure], once[sure], atol=1e-6)
     np.testing.assert_allclose(chosen[~sure], both[~sure], atol=1e-6)
     assert not np.allclose(once[~sure], both[~sure], atol=1e-4)  # the turn does change those readings
-    assert plain.turn_below < 1 and plain.bonus.turn_below == 1  # the reader reads its few tiles both ways
+    assert plain.turn_below < 1
 
 
-
-def test_the_shipped_quick_network_is_a_network_of_the_shipped_classifier():
-    onnx = pytest.importorskip("onnx")
-    from models.ensemble import extract
-
-    clf = default_classifier()
-    assert clf.quick is not None and clf.quick.model_path == QUICK_MODEL
-    quick = onnx.load(QUICK_MODEL)
-    k = json.loads({e.key: e.value for e in quick.metadata_props}["network_of"])["network"]
-    cut = extract(DEFAULT_MODEL, k)  # the same weights, or the quick file is stale
-    weights = {i.name: onnx.numpy_helper.to_array(i) for i in cut.graph.initializer}
-    assert weights and {i.name for i in quick.graph.initializer} == set(weights)
-    for i in quick.graph.initializer:
-        np.testing.assert_array_equal(onnx.numpy_helper.to_array(i), weights[i.name])
-
-
-def test_the_quick_first_look_reads_the_sample_crops_as_all_networks_do():
-    clf = default_classifier()
-    crops = fixture_inputs(clf)
-    full = TileClassifier(bonus=None, quick=False).probabilities(crops)
-    first = TileClassifier(bonus=None).probabilities(crops)
-    assert list(first.argmax(axis=1)) == list(full.argmax(axis=1))
-    alone = clf.quick.probabilities(crops).max(axis=1) >= clf.quick_sure
-    assert alone.any()  # the quick network does answer some crops alone
 
 def test_sessions_take_two_threads_unless_told(monkeypatch):
     from mjcam.vision.session import default_threads
 
     monkeypatch.delenv("MJCAM_THREADS", raising=False)
     assert default_threads() == min(2, os.cpu_count() or 1)
-    assert TileClassifier(bonus=None).threads == default_threads()
+    assert TileClassifier().threads == default_threads()
     monkeypatch.setenv("MJCAM_THREADS", "3")
-    assert default_threads() == 3 and TileClassifier(bonus=None).threads == 3
-    assert TileClassifier(bonus=None, threads=1).threads == 1
+    assert default_threads() == 3 and TileClassifier().threads == 3
+    assert TileClassifier(threads=1).threads == 1
     for bad in ("0", "two", ""):
         monkeypatch.setenv("MJCAM_THREADS", bad)
         assert default_threads() == min(2, os.cpu_count() or 1)
@@ -227,54 +174,10 @@ def test_exif_orientation_is_applied(tmp_path):
     assert load_image(str(p)).shape == (40, 20, 3)
 
 
-class _Reader:
-    """A bonus reader with an ``other`` output that reads every tile the same way."""
-
-    def __init__(self, q):
-        self.classes = tuple(FLOWERS + SEASONS) + ("other",)
-        self.q = np.asarray(q, np.float32)
-        self.session = None
-        self.seen = 0
-
-    def crops(self, image, boxes, aspects=None):
-        return list(boxes)
-
-    def probabilities(self, crops):
-        self.seen += len(crops)
-        return np.tile(self.q, (len(crops), 1))
-
-
-@pytest.mark.parametrize("other", [0.0, 0.3, 0.9])
-def test_a_reader_with_an_other_output_has_its_say_on_the_bonus_share(other):
-    alone = TileClassifier(bonus=None)
-    bonus = [CLASSES.index(c) for c in FLOWERS + SEASONS]
-    rest = [i for i in range(len(CLASSES)) if i not in bonus]
-    q = np.array([0.5, 0.2, 0.1, 0.1, 0.05, 0.05, 0.0, 0.0]) * (1 - other)
-    reader = _Reader(list(q) + [other])
-    both = TileClassifier(bonus=reader)
-    looked = 0
-    for path in CROPS:
-        image = load_image(path)
-        h, w = image.shape[:2]
-        p, r = alone.box_probabilities(image, [(0, 0, w, h)])[0], both.box_probabilities(image, [(0, 0, w, h)])[0]
-        np.testing.assert_allclose(r.sum(), 1.0, atol=1e-5)
-        mass = p[bonus].sum()
-        if mass < BONUS_MIN_MASS:
-            np.testing.assert_allclose(r, p, atol=1e-6)
-            continue
-        looked += 1
-        share = (mass + 1 - other) / 2  # the mean of the two says
-        np.testing.assert_allclose(r[bonus].sum(), share, atol=5e-4)
-        np.testing.assert_allclose(r[bonus], share * q / q.sum(), atol=5e-4)  # shared out as the reader reads
-        if mass < 1 - 1e-4:  # the other classes keep their proportions
-            np.testing.assert_allclose(r[rest], p[rest] * (1 - share) / (1 - mass), atol=5e-4)
-    assert looked >= 4 and reader.seen == looked
-
-
 def _framed(photo: str, box, k: float = 3.0) -> tuple[np.ndarray, tuple[int, int]]:
     """A picture of one tile of a sample photo framed loosely, the tile at the centre, as
     benchmarks/classify_framed.py cuts them, and where its top left corner lies in the photo."""
-    from classify_framed import framing
+    from benchmarks.classify_framed import framing
 
     img = load_image(photo)
     a, b, c, d = framing(box, k, img.shape[1], img.shape[0])

@@ -425,42 +425,6 @@ def test_mirrored_copies_are_flipped_back_with_their_boxes(tmp_path):
     assert b[mid, mid - 10].mean() > b[mid, mid + 10].mean() + 100
 
 
-def _copy(points, transform):
-    boxes = [LabelledBox(code, (x - 5, y - 5, x + 5, y + 5)) for code, (x, y) in
-             ((c, transform(np.array(p, float))) for c, p in points.items())]
-    return LabelledImage("/x/photo_jpg.rf.0.jpg", 400, 400, boxes)
-
-
-def test_layouts_of_two_copies_tell_a_flip_from_a_turn():
-    from models.find_mirrored import relative_sense, tie_copies
-
-    points = {"1m": (50, 50), "5p": (200, 60), "E": (120, 180), "Rd": (300, 250), "F1": (60, 300)}
-    turn = np.radians(30)
-    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
-    original = _copy(points, lambda p: p)
-    turned = _copy(points, lambda p: rot @ p + 20)
-    sheared = _copy(points, lambda p: np.array([p[0] + 0.3 * p[1], p[1]]))
-    mirrored = _copy(points, lambda p: np.array([400 - p[0], p[1]]))
-    assert relative_sense(original, turned) == 1
-    assert relative_sense(original, sheared) == 1
-    assert relative_sense(original, mirrored) == -1
-    assert relative_sense(turned, mirrored) == -1
-    row = {"1m": (50, 100), "2m": (100, 100), "3m": (150, 101)}  # one straight row: no evidence
-    assert relative_sense(_copy(row, lambda p: p), _copy(row, lambda p: np.array([400 - p[0], p[1]]))) == 0
-    groups = tie_copies([original, turned, mirrored])
-    assert len(groups) == 1 and sorted(groups[0]) == [(0, 1), (1, 1), (2, -1)]
-
-
-def test_copies_tied_by_layout_share_one_decision():
-    from models.find_mirrored import decide
-
-    groups = [[(0, 1), (1, -1)], [(2, 1)]]  # copies 0 and 1 mirror each other; copy 2 is alone
-    odds = np.array([2.0, -1.0, 0.5])  # evidence that each copy is mirrored
-    assert decide(odds, groups, margin=1.0) == {0: 1, 1: -1}  # copy 2's evidence is too weak
-    assert decide(odds, groups, margin=0.1) == {0: 1, 1: -1, 2: 1}
-    assert decide(-odds, groups, margin=0.1) == {0: -1, 1: 1, 2: -1}
-
-
 def test_held_out_sources_keep_every_copy_of_a_source_together():
     recs = [LabelledImage(f"/d/src{k}_jpg.rf.{c}.jpg", 10, 10) for k in range(20) for c in "abc"]
     held = held_out_sources(recs, 0.1, seed=1)
@@ -484,53 +448,6 @@ def test_photos_stretched_out_of_shape_are_told_apart():
     assert photo((560, 48), (590, 50), (600, 52)).stretched  # a strip stretched ten times wide
     assert photo((20, 160), (22, 170), (21, 150)).stretched  # ... or five times tall
     assert not LabelledImage("x.jpg", 640, 640, []).stretched
-
-
-def test_unseen_art_renders_each_face_on_a_table_with_its_box():
-    from models.unseen_art import BONUS, render
-
-    rng = np.random.default_rng(0)
-    face = (rng.random((89, 69, 4)) * 255).astype(np.uint8)
-    items = render({"jade": {c: face for c in BONUS}, "other": {c: face for c in BONUS}}, per_face=2)
-    assert len(items) == 2 * 8 * 2
-    assert [c for _, c, _, _ in items[:4]] == ["F1", "F1", "F2", "F2"]
-    for name, code, picture, (x0, y0, x1, y1) in items:
-        h, w = picture.shape[:2]
-        assert picture.ndim == 3 and 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
-        assert (y1 - y0) > (x1 - x0)  # an upright tile
-    # every tile of a set, not only its flowers and seasons (the classifier's check)
-    every = render({"other": {c: face for c in ("1m", "E", "F1")}}, per_face=1)
-    assert [c for _, c, _, _ in every] == ["1m", "E", "F1"]
-
-
-def test_unseen_whole_tiles_are_pasted_with_their_box_a_quarter_lying_sideways():
-    from models.unseen_art import render_whole
-
-    tile = np.zeros((78, 58, 3), np.uint8)
-    tile[:] = (20, 40, 230)  # a blue no table drawn has
-    items = render_whole({"real": {c: tile for c in ("1m", "E", "F1", "S4")}}, per_tile=20)
-    assert len(items) == 80 and {c for _, c, _, _, _ in items} == {"1m", "E", "F1", "S4"}
-    sideways = 0
-    for name, code, picture, (x0, y0, x1, y1), lying in items:
-        h, w = picture.shape[:2]
-        assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
-        assert ((x1 - x0) > (y1 - y0)) == lying  # a claimed tile lies across, the rest stand
-        sideways += lying
-        middle = picture[(y0 + y1) // 2, (x0 + x1) // 2].astype(int)
-        assert middle[2] - middle[0] > 100  # the tile is where its box says
-    assert 8 <= sideways <= 35
-
-
-def test_unseen_tile_sets_come_whole_when_installed():
-    from models.unseen_art import unseen_faces
-    from mjcam.scoring.tiles import CODES
-
-    faces = unseen_faces(codes=CODES)
-    if not faces:
-        pytest.skip("no unseen tile art installed")
-    for name, art in faces.items():
-        assert sorted(art) == sorted(CODES), name
-        assert all(a.ndim == 3 and a.shape[2] == 4 for a in art.values())
 
 
 def test_riichi_art_is_cut_from_the_package_with_a_margin(tmp_path, monkeypatch):

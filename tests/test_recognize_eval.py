@@ -1,15 +1,13 @@
 """The recogniser benchmark's scoring (benchmarks/recognize_eval.assess) on made-up predictions."""
 
 import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 
-from recognize_eval import CONDITIONS, assess, condition_name, conditioned, framed, strips  # noqa: E402
+from benchmarks.recognize_eval import CONDITIONS, assess, condition_name, conditioned, framed, strips
 
-from datasets.readers import LabelledBox, LabelledImage  # noqa: E402
+from datasets.readers import LabelledBox, LabelledImage
 
 
 def _row(codes, y=100, w=30, h=40, x0=10):
@@ -218,7 +216,7 @@ def test_strips_cut_columns_too_and_stretch_them_across(tmp_path):
 
 def test_unseen_set_hands_are_whole_hands_in_a_photo_frame(tmp_path):
     from datasets.xmahjongg_tiles import xmahjongg_tiles
-    from recognize_eval import unseen_set_hands
+    from benchmarks.recognize_eval import unseen_set_hands
     from mjcam.scoring.tiles import CODES
 
     if "real" not in xmahjongg_tiles():

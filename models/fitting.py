@@ -1,0 +1,96 @@
+"""What the trainers share: cached crop sets, held-out inputs, the fit loop with resumable
+checkpoints, and the ONNX export with metadata (torch, the ``train`` extra)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+from datasets.crops import CropSet, load_oriented
+from mjcam.vision.preprocess import prepare
+
+from .onnx_io import export_with_metadata
+
+
+def cached(path: str, make) -> CropSet:
+    """The crop set saved at ``path``, or ``make()``'s, saved there for the next run."""
+    if os.path.exists(path):
+        return CropSet.load(path)
+    crops = make()
+    crops.save(path)
+    return crops
+
+
+def holdout_batches(recs, limit_per_source: int | None = 1, mirrored: frozenset[str] = frozenset(),
+                    codes=None, size: int = 96):
+    """Inference-path inputs of held-out photos' tiles: (N, size, size, 3) uint8 and class ids
+    (mirrored copies flipped back, so the epoch is chosen on tiles the right way round). At most
+    ``limit_per_source`` copies of a source photo (all when None); only tiles whose code is in
+    ``codes``, when given."""
+    from mjcam.vision.labels import CLASS_INDEX
+
+    seen: dict[str, int] = {}
+    xs, ys = [], []
+    for r in recs:
+        if limit_per_source is not None and seen.get(r.source, 0) >= limit_per_source:
+            continue
+        if codes is not None and not any(b.code in codes for b in r.boxes):
+            continue
+        seen[r.source] = seen.get(r.source, 0) + 1
+        img, r = load_oriented(r, mirrored)
+        for b in r.boxes:
+            if codes is None or b.code in codes:
+                xs.append(prepare(img, b.box, size)), ys.append(CLASS_INDEX[b.code])
+    return np.stack(xs), np.array(ys)
+
+
+def export_onnx(model: nn.Module, path: str, meta: dict, size: int) -> None:
+    export_with_metadata(model, torch.zeros(1, 3, size, size), path, "input", ["logits"],
+                         {"input": {0: "batch"}, "logits": {0: "batch"}}, meta)
+
+
+def fit(model: nn.Module, ds, loader: DataLoader, lr: float, epochs: int, ckpt: str, run: dict,
+        score) -> float:
+    """Train ``model`` on ``loader`` (AdamW, one-cycle to ``lr``, label smoothing 0.05), resuming
+    from the checkpoint ``ckpt`` if it holds a run with the same ``run`` settings. After each epoch
+    ``score(model)`` is taken on held-out data; the best epoch's weights are kept in
+    ``ckpt + ".best"`` and are the model's at the end. Returns the best score."""
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * len(loader), pct_start=0.15)
+    start, best = 0, -1.0
+    if os.path.exists(ckpt):
+        st = torch.load(ckpt, weights_only=False)
+        if st.get("run") != run:
+            raise SystemExit(f"{ckpt} is from a run with other settings: remove it or use another --work")
+        model.load_state_dict(st["model"]), opt.load_state_dict(st["opt"]), sched.load_state_dict(st["sched"])
+        start, best = st["epoch"] + 1, st["best"]
+        print(f"resumed at epoch {start}, best held-out {best:.4f}", flush=True)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(start, epochs):
+        ds.epoch = epoch
+        model.train()
+        te, total, n = time.time(), 0.0, 0
+        for x, y in loader:
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(y)
+            n += len(y)
+        acc = score(model)
+        improved = acc >= best
+        if improved:
+            best = acc
+            torch.save(model.state_dict(), ckpt + ".best")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                    "epoch": epoch, "best": best, "run": run}, ckpt)
+        print(f"epoch {epoch + 1}/{epochs} loss {total / n:.4f} held-out {acc:.4f}{' *' if improved else ''} "
+              f"({time.time() - te:.0f}s)", flush=True)
+    model.load_state_dict(torch.load(ckpt + ".best"))
+    return best
