@@ -56,6 +56,7 @@ def main(argv=None) -> None:
                 except httpx.TransportError:
                     time.sleep(0.1)
             with httpx.Client(base_url=base, timeout=120) as c:
+                c.headers["X-Mjcam-Token"] = c.get("/api/meta").json()["token"]  # writes carry the page's token
                 gid = c.post("/api/games", json={"players": ["A", "B", "C", "D"]}).json()["id"]
                 c.post(f"/api/games/{gid}/photos", content=data)  # warm-up: loads the models
                 times = []
