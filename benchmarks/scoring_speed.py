@@ -13,9 +13,8 @@ How it is timed, so the two are compared alike:
 - before timing, each scores 1,000 other hands (another seed) once, as any long-running process
   would have: mjcam's per-suit decomposition table and its per-preset memos fill, riichi warms its
   own caches;
-- mjcam's cache of whole hands (decomposition by the full tile counts) is cleared before every
-  timed pass, so no timed hand was seen before; riichi keeps only 128 whole hands, fewer than a
-  pass;
+- neither keeps whole hands from one pass to the next: mjcam caches no whole hand, riichi only its
+  last 128, fewer than a pass;
 - a pass is timed in CPU seconds of this process (``time.process_time``), so other work on the
   machine does not count; the passes alternate, riichi then mjcam, ``--rounds`` times, and each
   figure is the median, so what remains (a busy memory bus, a slower clock) weighs on both.
@@ -29,7 +28,6 @@ import statistics
 import time
 
 from mjcam.scoring import PRESET_IDS, load_preset, score
-from mjcam.scoring.decompose import split_counts
 from mjcam.scoring.notation import format_tiles
 from mjcam.scoring.tiles import CODES
 
@@ -84,9 +82,8 @@ def riichi_input(hands) -> list[tuple[list[int], int]]:
 
 
 def mjcam_pass(texts: list[str], rules: str) -> float:
-    """Seconds to score every hand; the whole-hand decomposition cache is emptied first."""
+    """CPU seconds to score every hand."""
     preset = load_preset(rules)
-    split_counts.cache_clear()
     t0 = time.process_time()
     for text in texts:
         score(text, preset)

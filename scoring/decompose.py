@@ -15,7 +15,7 @@ Decompositions of the concealed tiles are cached by their tile counts.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from bisect import bisect_left as _bisect
 from typing import NamedTuple
 
 from .notation import Hand, parse_hand  # noqa: F401  (parse_hand for the doctests)
@@ -120,94 +120,138 @@ def _chow_stats(chows: tuple[int, ...]) -> tuple[int, int, int, int]:
     return cm, dm, pairs, most
 
 
+def common_numbers(chows, pungs) -> int:
+    """The numbers (bit n-1) that every one of these sets holds; all nine when there is none."""
+    m = 0x1FF
+    for c in chows:
+        m &= 7 << (c % 9)
+    for t in pungs:
+        m &= 1 << (t % 9) if t < 27 else 0
+    return m
+
+
 def _split(chows: list[int], pair: int, pungs: list[int]) -> tuple:
     """A split of (part of) the concealed tiles: (chows, pair or -1, pungs, chow_mask, dup_mask,
-    pairs of equal chows, most of one chow, pung_mask), chows and pungs sorted."""
+    pairs of equal chows, most of one chow, pung_mask, numbers common to every set), chows and
+    pungs sorted."""
     chows_t, pungs_t = tuple(sorted(chows)), tuple(sorted(pungs))
     pm = 0
     for t in pungs_t:
         pm |= 1 << t
-    return (chows_t, pair, pungs_t) + _chow_stats(chows_t) + (pm,)
+    return (chows_t, pair, pungs_t) + _chow_stats(chows_t) + (pm, common_numbers(chows_t, pungs_t))
 
 
-_SUITS: tuple[dict, dict, dict] = ({}, {}, {})  # per suit: its 9 counts -> (has a pair, splits)
-_HONOURS: dict = {}  # the 7 honour counts -> split, or None
+_SUITS: tuple[dict, dict, dict] = ({}, {}, {})  # per suit: its tiles, sorted -> entry (see _suit_entry)
+_HONOURS: dict = {}  # the honour tiles, sorted -> (split, tiles held) or None
 
 
-def _suit_entry(s: int, seg: tuple[int, ...]) -> tuple | None:
-    """Every split of suit ``s``'s 9 counts into sets (and a pair when the count calls for one);
-    None when there is none. Made once per count vector and kept: the per-suit table."""
-    r = sum(seg) % 3
-    splits = () if r == 1 else _suit_splits(seg, r == 2)
+def _suit_entry(s: int, key: tuple[int, ...]) -> tuple | None:
+    """Every split of suit ``s``'s tiles (``key``, sorted) into sets, and a pair when their number
+    calls for one: (has a pair, splits, tiles held as a mask, tiles held four times); None when
+    there is none. Made once per suit content and kept: the per-suit table."""
+    base = 9 * s
+    seg = [0] * 9
+    for t in key:
+        seg[t - base] += 1
+    r = len(key) % 3
+    splits = () if r == 1 else _suit_splits(tuple(seg), r == 2)
     entry = None
     if splits:
-        base = 9 * s
         out = {}  # one split per multiset of sets: the walk can reach one in several orders
         for sp in splits:
             pair = next((base + i for k, i in sp if k == "pair"), -1)
             split = _split([base + i for k, i in sp if k == "chow"], pair, [base + i for k, i in sp if k == "pung"])
             out[split[:3]] = split
-        entry = (r == 2, tuple(out.values()))
+        present = 0
+        for t in key:
+            present |= 1 << t
+        entry = (r == 2, tuple(out.values()), present, tuple(base + i for i in range(9) if seg[i] == 4))
     table = _SUITS[s]
     if len(table) > 50000:  # a bound for a long-running process that meets many odd hands
         table.clear()
-    table[seg] = entry
+    table[key] = entry
     return entry
 
 
-def _honour_entry(seg: tuple[int, ...]) -> tuple | None:
-    pungs, pair, pairs = [], -1, 0
-    for i, n in enumerate(seg):
+def _honour_entry(key: tuple[int, ...]) -> tuple | None:
+    pungs, pair, pairs, present = [], -1, 0, 0
+    for t in set(key):
+        n = key.count(t)
+        present |= 1 << t
         if n == 3:
-            pungs.append(27 + i)
+            pungs.append(t)
         elif n == 2:
-            pair, pairs = 27 + i, pairs + 1
-        elif n:
+            pair, pairs = t, pairs + 1
+        else:
             pairs = 9  # a single or four alike: no split
-    entry = None if pairs > 1 else _split([], pair, pungs)
+    entry = None if pairs > 1 else (_split([], pair, pungs), present)
     if len(_HONOURS) > 50000:
         _HONOURS.clear()
-    _HONOURS[seg] = entry
+    _HONOURS[key] = entry
     return entry
 
 
-@lru_cache(maxsize=65536)
+def split_tiles(tiles: tuple[int, ...]) -> tuple[tuple[tuple, ...], int, tuple[int, ...]] | None:
+    """All ways to split the concealed tiles (``tiles`` sorted, as ``Hand.concealed``) into sets
+    and exactly one pair: (splits in the order of :func:`decompose_counts`, the tiles held as a
+    mask, the tiles held four times); None when there is no way. Each suit's part comes from the
+    per-suit table, where each suit content is decomposed once.
+
+    >>> splits, present, fours = split_tiles((0, 0, 0, 1, 2))
+    >>> splits[0][:3], present, fours
+    (((0,), 0, ()), 7, ())
+    """
+    i9 = _bisect(tiles, 9)
+    i18 = _bisect(tiles, 18, i9)
+    i27 = _bisect(tiles, 27, i18)
+    key = tiles[i27:]
+    h = _HONOURS.get(key, False)
+    if h is False:
+        h = _honour_entry(key)
+    if h is None:
+        return None
+    key = tiles[:i9]
+    a = _SUITS[0].get(key, False)
+    if a is False:
+        a = _suit_entry(0, key)
+    if a is None:
+        return None
+    key = tiles[i9:i18]
+    b = _SUITS[1].get(key, False)
+    if b is False:
+        b = _suit_entry(1, key)
+    if b is None:
+        return None
+    key = tiles[i18:i27]
+    c = _SUITS[2].get(key, False)
+    if c is False:
+        c = _suit_entry(2, key)
+    if c is None or a[0] + b[0] + c[0] + (h[0][1] >= 0) != 1:
+        return None
+    hs = h[0]
+    present, fours = a[2] | b[2] | c[2] | h[1], a[3] + b[3] + c[3]
+    a, b, c = a[1], b[1], c[1]
+    if len(a) == len(b) == len(c) == 1:
+        return (_join(a[0], b[0], c[0], hs),), present, fours
+    out = [_join(x, y, z, hs) for x in a for y in b for z in c]
+    out.sort(key=deco_of)
+    return tuple(out), present, fours
+
+
 def split_counts(counts: tuple[int, ...]) -> tuple[tuple, ...]:
-    """All ways to split concealed tile counts into sets and exactly one pair, each as a split
-    (see :func:`_split`), in the order of :func:`decompose_counts`. Each suit's splits come from
-    the per-suit table (each 9-count vector decomposed once); the whole hand is cached too.
+    """:func:`split_tiles` of tile counts: the splits alone, () when there is none.
 
     >>> split_counts(tuple([3, 1, 1] + [0] * 31))[0][:3]
     ((0,), 0, ())
     """
-    seg = counts[27:]
-    h = _HONOURS[seg] if seg in _HONOURS else _honour_entry(seg)
-    if h is None:
-        return ()
-    n_pairs = h[1] >= 0
-    parts = []
-    for s in (0, 1, 2):
-        seg = counts[9 * s: 9 * s + 9]
-        table = _SUITS[s]
-        e = table[seg] if seg in table else _suit_entry(s, seg)
-        if e is None:
-            return ()
-        n_pairs += e[0]
-        parts.append(e[1])
-    if n_pairs != 1:
-        return ()
-    a, b, c = parts
-    if len(a) == len(b) == len(c) == 1:
-        return (_join(a[0], b[0], c[0], h),)
-    out = [_join(x, y, z, h) for x in a for y in b for z in c]
-    out.sort(key=deco_of)
-    return tuple(out)
+    got = split_tiles(tuple(t for t in range(34) for _ in range(counts[t])))
+    return got[0] if got else ()
 
 
 def _join(a: tuple, b: tuple, c: tuple, h: tuple) -> tuple:
     pair = a[1] if a[1] >= 0 else b[1] if b[1] >= 0 else c[1] if c[1] >= 0 else h[1]
     return (a[0] + b[0] + c[0], pair, a[2] + b[2] + c[2] + h[2], a[3] | b[3] | c[3], a[4] | b[4] | c[4],
-            a[5] + b[5] + c[5], max(a[6], b[6], c[6]), a[7] | b[7] | c[7] | h[7])
+            a[5] + b[5] + c[5], max(a[6], b[6], c[6]), a[7] | b[7] | c[7] | h[7], a[8] & b[8] & c[8] & h[8])
 
 
 def deco_of(split: tuple) -> tuple[tuple[str, int], ...]:
@@ -321,7 +365,8 @@ def arrangements(hand: Hand, self_drawn: bool, *, seven_pairs: bool = True,
     if win is None:
         return [Arrangement("bonus", melded, None)]
     result: list[Arrangement] = []
-    for split in split_counts(hand.concealed_counts):
+    got = split_tiles(hand.concealed)
+    for split in got[0] if got else ():
         deco = deco_of(split)
         for kind, tile in split_winners(split, win):
             result.append(standard_arrangement(melded, deco, kind, tile, win, self_drawn))
@@ -332,12 +377,14 @@ def arrangements(hand: Hand, self_drawn: bool, *, seven_pairs: bool = True,
 
 def special_arrangements(hand: Hand, seven_pairs: bool = True, allow_four: bool = False) -> list[Arrangement]:
     """The seven-pairs and thirteen-orphans readings of a hand with no declared sets."""
-    counts = hand.concealed_counts
+    tiles = hand.concealed
     win = hand.winning
     result: list[Arrangement] = []
+    if len(tiles) != 14:
+        return result
     if seven_pairs:
-        pairs = seven_pairs_tiles(counts, allow_four)
-        if pairs:
+        pairs = tiles[0::2]
+        if pairs == tiles[1::2] and (allow_four or len(set(pairs)) == 7):
             groups = []
             marked = False
             for t in pairs:
@@ -345,7 +392,7 @@ def special_arrangements(hand: Hand, seven_pairs: bool = True, allow_four: bool 
                 marked = marked or is_win
                 groups.append(Group("pair", t, winning=is_win))
             result.append(Arrangement("seven_pairs", tuple(groups), "single"))
-    if is_thirteen_orphans(counts):
+    if tiles[0] == 0 and tiles[-1] == 33 and set(tiles) == ORPHANS:
         result.append(Arrangement("thirteen_orphans", (Group("orphans", win, winning=True),),
-                                  "thirteen-sided" if counts[win] == 2 else "single"))
+                                  "thirteen-sided" if tiles.count(win) == 2 else "single"))
     return result

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .context import ContextError, WinContext
-from .decompose import (Arrangement, _chow_stats, _wait, arrangements, deco_of, melded_groups, special_arrangements,
-                        split_counts, split_winners, standard_arrangement)
+from .decompose import (Arrangement, _chow_stats, _wait, arrangements, common_numbers, deco_of, melded_groups,
+                        special_arrangements, split_tiles, split_winners, standard_arrangement)
 from .notation import Hand, format_hand, parse_hand
 from .patterns import PATTERNS, Features
 from .payments import settle
@@ -43,7 +43,11 @@ class PatternScore:
 
 @dataclass(frozen=True)
 class ScoreResult:
-    """The score of one hand under one preset. ``fan`` is after the cap, ``raw_fan`` before."""
+    """The score of one hand under one preset. ``fan`` is after the cap, ``raw_fan`` before.
+
+    ``arrangement`` (the reading that scored best) is made when first asked for: most callers
+    want the fan and the payments only.
+    """
 
     rules: str
     legal: bool
@@ -55,7 +59,8 @@ class ScoreResult:
     meets_min: bool
     patterns: tuple[PatternScore, ...]
     suppressed: tuple[tuple[str, str], ...]  # (pattern id, suppressed by)
-    arrangement: Arrangement | None
+    # the Arrangement, or (split, winning kind, winning tile, self-drawn) to make it from
+    reading: Arrangement | tuple | None = field(compare=False, repr=False)
     points: int
     payments: dict
     hand: Hand
@@ -64,6 +69,17 @@ class ScoreResult:
     notes: tuple[str, ...] = field(default=())
     table: str = ""
     payment: str = ""
+
+    @property
+    def arrangement(self) -> Arrangement | None:
+        """The reading that scored best (None when the hand is no win)."""
+        r = self.reading
+        if r is None or type(r) is Arrangement:
+            return r
+        split, kind, tile, self_drawn = r
+        arr = standard_arrangement(melded_groups(self.hand), deco_of(split), kind, tile, self.hand.winning, self_drawn)
+        object.__setattr__(self, "reading", arr)
+        return arr
 
     def to_json(self) -> dict:
         """The JSON object of CONTRACT.md (plus a few extra keys)."""
@@ -220,11 +236,12 @@ def _tally_key(t: tuple, i: int) -> tuple:
     return (pays, t[6] or 0, t[3], -i)
 
 
-def _readings(h: Hand, ctx: WinContext, preset: RulePreset, f: Features) -> list[tuple]:
+def _readings(h: Hand, ctx: WinContext, preset: RulePreset, f: Features, got: tuple | None) -> list[tuple]:
     """Every reading of ``h``, in the order of :func:`arrangements`, each with its tally:
     (arrangement or None, split, winning kind, winning tile, tally). Standard readings are scored
-    from the split (``decompose.split_counts``) without building their Arrangement (the chosen one
-    is built after); seven pairs, thirteen orphans and bonus readings go through the Arrangement."""
+    from the split (``got``: ``decompose.split_tiles`` of the concealed tiles) without building their
+    Arrangement (the chosen one is built after); seven pairs, thirteen orphans and bonus readings go
+    through the Arrangement."""
     out: list[tuple] = []
     win = h.winning
     if win is None:
@@ -233,8 +250,8 @@ def _readings(h: Hand, ctx: WinContext, preset: RulePreset, f: Features) -> list
         out.append((arr, None, None, None, _score_reading(f, preset)))
         return out
     self_drawn = ctx.discarder is None
-    splits = split_counts(h.concealed_counts)
-    if splits:
+    if got is not None:
+        splits = got[0]
         kong_free = preset.settings["melded_kong_counts_concealed"]
         m_pungs: tuple = ()
         m_chows: tuple = ()
@@ -257,8 +274,9 @@ def _readings(h: Hand, ctx: WinContext, preset: RulePreset, f: Features) -> list
                     m_conc += 1
                 else:
                     m_sets += 1
+        m_common = common_numbers(m_chows, m_pungs)
         for split in splits:
-            chows, pair, pungs, cm, dm, cpairs, cmax, pm = split
+            chows, pair, pungs, cm, dm, cpairs, cmax, pm, common = split
             n_conc = m_conc + len(pungs)
             if m_pungs:
                 pungs = m_pungs + pungs
@@ -266,9 +284,10 @@ def _readings(h: Hand, ctx: WinContext, preset: RulePreset, f: Features) -> list
             if m_chows:
                 chows = tuple(sorted(m_chows + chows))
                 cm, dm, cpairs, cmax = _chow_stats(chows)
+            common &= m_common
             for kind, tile in split_winners(split, win):
                 f.set_split("standard", pungs, chows, pair, kongs, n_conc - (kind == "pung" and not self_drawn),
-                            m_sets, m_pungs_melded, _wait(kind, tile, win), pm, cm, dm, cpairs, cmax)
+                            m_sets, m_pungs_melded, _wait(kind, tile, win), pm, cm, dm, cpairs, cmax, common)
                 out.append((None, split, kind, tile, _score_reading(f, preset)))
     if not h.melds:
         settings = preset.settings
@@ -339,8 +358,12 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
     if h.bonus and not ctx.flowers_in_play:
         raise ContextError("the hand has bonus tiles but flowers are not in play")
     active_ids = preset.active_ids
-    f = Features(h, None, ctx, preset.settings)
-    reads = _readings(h, ctx, preset, f)
+    got = split_tiles(h.concealed) if h.winning is not None else None
+    if got is not None and not h.melds:
+        f = Features(h, None, ctx, preset.settings, got[1], got[2])
+    else:
+        f = Features(h, None, ctx, preset.settings)
+    reads = _readings(h, ctx, preset, f, got)
     notes = []
     reason = None
     if not reads:
@@ -366,7 +389,7 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
         best_i = max(range(len(reads)), key=lambda i: _tally_key(reads[i][4], i))
     arr, split, kind, tile, tally = reads[best_i]
     if arr is None:
-        arr = standard_arrangement(melded_groups(h), deco_of(split), kind, tile, h.winning, ctx.discarder is None)
+        arr = (split, kind, tile, ctx.discarder is None)
     _, suppressed, limits, raw, fan, bonus_fan, points, meets, scores = tally
     legal = meets and points is not None
     if not meets:
@@ -381,8 +404,23 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
         notes.append(f"{ctx.discarder}'s kong was robbed: {ctx.discarder} pays for everyone (12-piece penalty)")
     pays = _settle(pts, ctx.seat, ctx.discarder, ctx.dealer, preset.payment, preset.dealer_doubling,
                    responsible) if legal else dict(_ZERO)
-    return ScoreResult(preset.id, legal, reason, fan, raw, bool(limits), preset.min_fan, meets, scores,
-                       suppressed, arr, pts, pays, h, ctx, len(reads), tuple(notes), preset.table, preset.payment)
+    return _result(preset.id, legal, reason, fan, raw, bool(limits), preset.min_fan, meets, scores,
+                   suppressed, arr, pts, pays, h, ctx, len(reads), tuple(notes), preset.table, preset.payment)
+
+
+def _result(rules, legal, reason, fan, raw_fan, limit, min_fan, meets_min, patterns, suppressed, reading, points,
+            payments, hand, context, readings, notes, table, payment) -> ScoreResult:
+    """A ScoreResult made without the frozen dataclass's __init__ (one object.__setattr__ per
+    field): the same object, in a third of the time."""
+    r = _new_object(ScoreResult)
+    r.__dict__.update(rules=rules, legal=legal, reason=reason, fan=fan, raw_fan=raw_fan, limit=limit,
+                      min_fan=min_fan, meets_min=meets_min, patterns=patterns, suppressed=suppressed,
+                      reading=reading, points=points, payments=payments, hand=hand, context=context,
+                      readings=readings, notes=notes, table=table, payment=payment)
+    return r
+
+
+_new_object = object.__new__
 
 
 _ZERO = {s: 0 for s in SEATS}

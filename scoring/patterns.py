@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .context import FLAGS, WinContext
-from .decompose import Arrangement, _chow_stats
+from .decompose import Arrangement, _chow_stats, common_numbers
 from .notation import Hand
 from .tiles import FIRST_FLOWER, WINDS
 
@@ -42,6 +42,9 @@ _STRAIGHTS = tuple(0b1001001 << (9 * s) for s in range(3))            # chows 12
 _TERMINAL_PAIRS = tuple((1 << 9 * s) | (1 << 9 * s + 8) for s in range(3))    # pungs 111 999
 _TERMINAL_CHOWS = tuple((1 << 9 * s) | (1 << 9 * s + 6) for s in range(3))    # chows 123 789
 _OUTSIDE_CHOWS = sum(_TERMINAL_CHOWS)
+_TERM_1, _TERM_2, _TERM_3 = _TERMINAL_PAIRS
+_STRAIGHT_1, _STRAIGHT_2, _STRAIGHT_3 = _STRAIGHTS
+_OLD_YOUNG_1, _OLD_YOUNG_2, _OLD_YOUNG_3 = _TERMINAL_CHOWS
 _SHIFT_STARTS = sum(1 << (9 * s + k) for s in range(3) for k in range(7))     # n with n+1, n+2 in suit
 _CHOW_STARTS = _SHIFT_STARTS
 _EYES = 0b010010010  # numbers 2, 5 and 8 (bit n-1)
@@ -54,7 +57,12 @@ TRAITS = ("chow2", "chow3", "chow4", "pung1", "pung2", "pung3", "pung4", "kong2"
           "bonus_tiles", "no_bonus_tiles", "self_drawn", "discard", "concealed", "melded4",
           "wait_single", "wait_closed", "wait_edge", "wait_two_sided", "wait_one", "wait_chow1",
           "last_tile", "robbing_kong", "kong_replacement", "double_kong", "heavenly", "earthly",
-          "man", "last_of_kind", "ready")
+          "man", "last_of_kind", "ready",
+          # hand facts a few patterns need
+          "flowers_in_play", "three_suits", "terminal_pair",
+          # reading facts: the pattern itself, where a bit test or two decides it
+          "eyes_pair", "linked", "seat_pung", "round_pung", "dup_chow", "two_dups", "triple_chow",
+          "quad_chow", "straight", "mixed_triple", "old_young", "outside")
 TRAIT = {name: 1 << i for i, name in enumerate(TRAITS)}
 _T = TRAIT
 _CHOW_TRAITS = (0, 0, _T["chow2"], _T["chow2"] | _T["chow3"], _T["chow2"] | _T["chow3"] | _T["chow4"])
@@ -77,10 +85,15 @@ _SUIT_TRAITS = tuple(_T["no_suits"] if n == 0 else _T["one_suit"] if n == 1 else
                      for n in _SUIT_COUNT)
 _NUMBER_TRAITS = tuple((_T["numbers3"] if n <= 3 else 0) | (_T["numbers2"] if n <= 2 else 0) for n in range(11))
 (_T_HONOURS, _T_NO_HONOURS, _T_BONUS, _T_NO_BONUS, _T_SELF, _T_DISCARD, _T_ORPHANS_ONLY, _T_SOME_ORPHAN,
- _T_NO_ORPHANS, _T_FOUR_ALIKE, _T_DRAGON_PUNG, _T_WIND_PUNG, _T_CONCEALED, _T_MELDED4) = (
+ _T_NO_ORPHANS, _T_FOUR_ALIKE, _T_DRAGON_PUNG, _T_WIND_PUNG, _T_CONCEALED, _T_MELDED4, _T_FLOWERS,
+ _T_THREE_SUITS, _T_TERMINAL_PAIR, _T_EYES, _T_LINKED, _T_SEAT_PUNG, _T_ROUND_PUNG, _T_DUP, _T_TWO_DUPS,
+ _T_TRIPLE, _T_QUAD, _T_STRAIGHT, _T_MIXED_TRIPLE, _T_OLD_YOUNG, _T_OUTSIDE) = (
     _T[n] for n in ("honours", "no_honours", "bonus_tiles", "no_bonus_tiles", "self_drawn", "discard",
                     "orphans_only", "some_orphan", "no_orphans", "four_alike", "dragon_pung", "wind_pung",
-                    "concealed", "melded4"))
+                    "concealed", "melded4", "flowers_in_play", "three_suits", "terminal_pair", "eyes_pair",
+                    "linked", "seat_pung", "round_pung", "dup_chow", "two_dups", "triple_chow", "quad_chow",
+                    "straight", "mixed_triple", "old_young", "outside"))
+_EYE_PAIRS = sum(1 << t for t in range(27) if t % 9 in (1, 4, 7))
 
 
 def _bits(mask: int) -> int:
@@ -98,7 +111,7 @@ class Features:
 
     __slots__ = (
         # hand
-        "hand", "ctx", "settings", "counts", "present", "n_suits", "suit_mask", "honours",
+        "hand", "ctx", "settings", "present", "n_suits", "suit_mask", "honours",
         "number_mask", "n_numbers", "bonus", "seat_wind", "round_wind", "self_drawn", "win",
         "n_melds", "fours", "hand_traits",
         # reading
@@ -107,15 +120,18 @@ class Features:
         "melded_pungs", "concealed_hand", "wait", "traits",
     )
 
-    def __init__(self, hand: Hand, arr: Arrangement | None, ctx: WinContext, settings: dict):
+    def __init__(self, hand: Hand, arr: Arrangement | None, ctx: WinContext, settings: dict,
+                 present: int | None = None, fours: tuple[int, ...] | None = None):
+        """``present`` (tiles held, a mask) and ``fours`` (suit tiles held four times, not as a
+        kong) may be given where they are known already (``decompose.split_tiles``)."""
         self.hand, self.ctx, self.settings = hand, ctx, settings
-        counts = self.counts = hand.counts
-        present = 0
-        for t in hand.concealed:
-            present |= 1 << t
-        for m in hand.melds:
-            for t in m.tiles:
+        if present is None:
+            present = 0
+            for t in hand.concealed:
                 present |= 1 << t
+            for m in hand.melds:
+                for t in m.tiles:
+                    present |= 1 << t
         self.present = present
         suit_mask = ((1 if present & 0x1FF else 0) | (2 if present >> 9 & 0x1FF else 0)
                      | (4 if present >> 18 & 0x1FF else 0))
@@ -134,11 +150,13 @@ class Features:
         self.self_drawn = ctx.discarder is None
         self.win = hand.winning
         self.n_melds = len(hand.melds)
-        if 4 in counts:
-            kong_tiles = {m.tiles[0] for m in hand.melds if m.kind == "kong"}
-            self.fours = tuple(t for t in range(27) if counts[t] == 4 and t not in kong_tiles)
-        else:
-            self.fours = ()
+        if fours is None:
+            counts = hand.counts
+            fours = ()
+            if 4 in counts:
+                kong_tiles = {m.tiles[0] for m in hand.melds if m.kind == "kong"}
+                fours = tuple(t for t in range(27) if counts[t] == 4 and t not in kong_tiles)
+        self.fours = fours
         tr = ((_T_HONOURS if honours else _T_NO_HONOURS) | _SUIT_TRAITS[suit_mask] | _NUMBER_TRAITS[self.n_numbers]
               | (_T_BONUS if bonus else _T_NO_BONUS) | (_T_SELF if self.self_drawn else _T_DISCARD))
         if not present & ~_ORPHANS:
@@ -146,6 +164,12 @@ class Features:
         tr |= _T_SOME_ORPHAN if present & _ORPHANS else _T_NO_ORPHANS
         if self.fours:
             tr |= _T_FOUR_ALIKE
+        if ctx.flowers_in_play:
+            tr |= _T_FLOWERS
+        if suit_mask == 7:
+            tr |= _T_THREE_SUITS
+        if present & _TERM_1 == _TERM_1 or present & _TERM_2 == _TERM_2 or present & _TERM_3 == _TERM_3:
+            tr |= _T_TERMINAL_PAIR
         flags = ctx.flags
         if flags:
             tr |= _FLAG_TABLE[flags]
@@ -182,12 +206,13 @@ class Features:
         for t in pungs:
             pm |= 1 << t
         self.set_split(shape, pungs, chows, pair, kongs, concealed_pungs, melded_sets, melded_pungs, wait,
-                       pm, *_chow_stats(chows))
+                       pm, *_chow_stats(chows), common_numbers(chows, pungs))
 
     def set_split(self, shape: str, pungs: tuple, chows: tuple, pair: int, kongs: int, concealed_pungs: int,
                   melded_sets: int, melded_pungs: int, wait: str | None, pung_mask: int, chow_mask: int,
-                  dup_mask: int, chow_pairs: int, chow_max: int) -> None:
-        """:meth:`set_reading` with the masks already made (``decompose`` keeps them per split)."""
+                  dup_mask: int, chow_pairs: int, chow_max: int, common: int) -> None:
+        """:meth:`set_reading` with the masks already made (``decompose`` keeps them per split);
+        ``common``: the numbers every set holds."""
         self.shape, self.standard, self.pair, self.wait = shape, shape == "standard", pair, wait
         self.pungs, self.chows, self.kongs = pungs, chows, kongs
         self.concealed_pungs, self.melded_sets, self.melded_pungs = concealed_pungs, melded_sets, melded_pungs
@@ -207,6 +232,32 @@ class Features:
             tr |= _T_MELDED4
         if wait in _WAIT_TRAITS:
             tr |= _WAIT_TRAITS[wait]
+        if 0 <= pair < 27:
+            if _EYE_PAIRS >> pair & 1:
+                tr |= _T_EYES
+            if common >> (pair % 9) & 1:
+                tr |= _T_LINKED
+        if pung_mask >> self.seat_wind & 1:
+            tr |= _T_SEAT_PUNG
+        if pung_mask >> self.round_wind & 1:
+            tr |= _T_ROUND_PUNG
+        if chow_mask:
+            if dup_mask:
+                tr |= _T_DUP
+                if chow_pairs >= 2:
+                    tr |= _T_TWO_DUPS
+                if chow_max >= 3:
+                    tr |= _T_TRIPLE | (_T_QUAD if chow_max == 4 else 0)
+            cm = chow_mask
+            if cm & _STRAIGHT_1 == _STRAIGHT_1 or cm & _STRAIGHT_2 == _STRAIGHT_2 or cm & _STRAIGHT_3 == _STRAIGHT_3:
+                tr |= _T_STRAIGHT
+            if cm & (cm >> 9) & (cm >> 18) & 0x7F:
+                tr |= _T_MIXED_TRIPLE
+            if cm & _OLD_YOUNG_1 == _OLD_YOUNG_1 or cm & _OLD_YOUNG_2 == _OLD_YOUNG_2 or cm & _OLD_YOUNG_3 == _OLD_YOUNG_3:
+                tr |= _T_OLD_YOUNG
+        if (pair >= 0 and tr & _T_SOME_ORPHAN and not pung_mask & ~_ORPHANS and not chow_mask & ~_OUTSIDE_CHOWS
+                and _ORPHANS >> pair & 1):
+            tr |= _T_OUTSIDE
         self.traits = tr
 
 
@@ -267,7 +318,7 @@ def _in(mask: int, t: int) -> int:
 
 # ---------------------------------------------------------------- bonus tiles
 
-@pattern("no_flowers", "No Flowers or Seasons", "無花", needs="no_bonus_tiles")
+@pattern("no_flowers", "No Flowers or Seasons", "無花", needs="no_bonus_tiles flowers_in_play", exact=True)
 def _no_flowers(f: Features) -> bool:
     """No bonus tile in the hand, in a game that uses them."""
     return f.ctx.flowers_in_play and not f.bonus
@@ -537,7 +588,7 @@ def _nine_gates(f: Features) -> bool:
     if f.n_melds:
         return False
     base = 9 * (f.suit_mask.bit_length() - 1)
-    c = list(f.counts[base:base + 9])
+    c = list(f.hand.counts[base:base + 9])
     c[f.win - base] -= 1
     return tuple(c) == _NINE_GATES
 
@@ -570,7 +621,7 @@ def _pearl(f: Features) -> bool:
     return _suit_dragon(f, 1, 33)
 
 
-@pattern("pure_straight", "Pure Straight", "一條龍", STANDARD, needs="chow3")
+@pattern("pure_straight", "Pure Straight", "一條龍", STANDARD, needs="straight", exact=True)
 def _pure_straight(f: Features) -> bool:
     """123, 456 and 789 chows of one suit."""
     m = f.chow_mask
@@ -578,38 +629,38 @@ def _pure_straight(f: Features) -> bool:
     return m & a == a or m & b == b or m & c == c
 
 
-@pattern("mixed_triple_chow", "Mixed Triple Chow", "三相逢", STANDARD, needs="chow3")
+@pattern("mixed_triple_chow", "Mixed Triple Chow", "三相逢", STANDARD, needs="mixed_triple", exact=True)
 def _mixed_triple(f: Features) -> bool:
     """The same chow in all three suits."""
     m = f.chow_mask
     return bool(m & (m >> 9) & (m >> 18) & 0x7F)
 
 
-@pattern("pure_double_chow", "Pure Double Chow", "一般高", STANDARD, needs="chow2")
+@pattern("pure_double_chow", "Pure Double Chow", "一般高", STANDARD, needs="dup_chow")
 def _pure_double(f: Features) -> int:
     """Two identical chows of one suit (each such pair of chows counts)."""
     return _bits(f.dup_mask)
 
 
-@pattern("two_pure_double_chows", "Two Pure Double Chows", "雙龍抱珠", STANDARD, needs="chow4")
+@pattern("two_pure_double_chows", "Two Pure Double Chows", "雙龍抱珠", STANDARD, needs="two_dups", exact=True)
 def _two_pure_double(f: Features) -> bool:
     """Two pairs of identical chows."""
     return f.chow_pairs >= 2
 
 
-@pattern("pure_triple_chow", "Pure Triple Chow", "三般高", STANDARD, needs="chow3")
+@pattern("pure_triple_chow", "Pure Triple Chow", "三般高", STANDARD, needs="triple_chow", exact=True)
 def _pure_triple(f: Features) -> bool:
     """Three identical chows of one suit."""
     return f.chow_max >= 3
 
 
-@pattern("four_identical_chows", "Four Identical Chows", "四般高", STANDARD, needs="chow4")
+@pattern("four_identical_chows", "Four Identical Chows", "四般高", STANDARD, needs="quad_chow", exact=True)
 def _pure_quad(f: Features) -> bool:
     """Four identical chows of one suit."""
     return f.chow_max == 4
 
 
-@pattern("two_dragon_suits", "Two Dragon Suits", "兩套龍", STANDARD, needs="chow4")
+@pattern("two_dragon_suits", "Two Dragon Suits", "兩套龍", STANDARD, needs="chow4 straight dup_chow")
 def _two_dragon_suits(f: Features) -> bool:
     """A pure straight and a second 456 chow of the same suit."""
     m, d = f.chow_mask, f.dup_mask
@@ -633,7 +684,7 @@ def _kind_bit(t: int) -> int:
     return 1 << (t // 9 if t < 27 else 3 if t < 31 else 4)
 
 
-@pattern("five_doors", "All Types (Five Doors)", "五門齊", STANDARD, needs="honours")
+@pattern("five_doors", "All Types (Five Doors)", "五門齊", STANDARD, needs="honours three_suits")
 def _five_doors(f: Features) -> bool:
     """Each set and the pair of a different kind: characters, dots, bamboo, winds, dragons."""
     kinds = _kind_bit(f.pair)
@@ -655,19 +706,19 @@ def _outside(f: Features) -> bool:
             and _in(_ORPHANS, f.pair))
 
 
-@pattern("outside_hand", "Outside Hand", "混全帶么", STANDARD, needs="some_orphan")
+@pattern("outside_hand", "Outside Hand", "混全帶么", STANDARD, needs="outside", exact=True)
 def _outside_hand(f: Features) -> bool:
     """A terminal or an honour in every set and in the pair."""
     return _outside(f)
 
 
-@pattern("pure_outside", "Pure Outside Hand", "純全帶么", STANDARD, needs="some_orphan no_honours")
+@pattern("pure_outside", "Pure Outside Hand", "純全帶么", STANDARD, needs="outside no_honours", exact=True)
 def _pure_outside(f: Features) -> bool:
     """A terminal in every set and in the pair, no honours."""
     return _outside(f)
 
 
-@pattern("terminal_chows", "Two Terminal Chows", "老少", STANDARD, needs="chow2")
+@pattern("terminal_chows", "Two Terminal Chows", "老少", STANDARD, needs="old_young")
 def _terminal_chows(f: Features) -> int:
     """123 and 789 chows of one suit (each suit counts)."""
     m = f.chow_mask
@@ -675,13 +726,13 @@ def _terminal_chows(f: Features) -> int:
         + (m & _TERMINAL_CHOWS[2] == _TERMINAL_CHOWS[2])
 
 
-@pattern("double_lao_shao", "Double Lao Shao", "雙老少", STANDARD, needs="chow4")
+@pattern("double_lao_shao", "Double Lao Shao", "雙老少", STANDARD, needs="chow4 old_young")
 def _double_lao_shao(f: Features) -> bool:
     """123 and 789 chows in two different suits."""
     return _terminal_chows(f) >= 2
 
 
-@pattern("terminal_pungs", "Two Terminal Pungs", "老少碰", STANDARD, needs="pung2")
+@pattern("terminal_pungs", "Two Terminal Pungs", "老少碰", STANDARD, needs="pung2 terminal_pair")
 def _terminal_pungs(f: Features) -> int:
     """111 and 999 pungs of one suit (each suit counts)."""
     m = f.pung_mask
@@ -718,7 +769,7 @@ def _four_in_four(f: Features) -> int:
     return _four_in(f, 4)
 
 
-@pattern("special_eyes", "Special Eyes", "將眼", STANDARD)
+@pattern("special_eyes", "Special Eyes", "將眼", STANDARD, needs="eyes_pair", exact=True)
 def _special_eyes(f: Features) -> bool:
     """The pair is a 2, 5 or 8 of a suit."""
     p = f.pair
@@ -769,7 +820,7 @@ def _two_numbers(f: Features) -> bool:
     return True
 
 
-@pattern("all_linked", "All Linked", "全帶", STANDARD, needs="no_honours")
+@pattern("all_linked", "All Linked", "全帶", STANDARD, needs="no_honours linked", exact=True)
 def _all_linked(f: Features) -> bool:
     """One number appears in every set and in the pair."""
     common = 1 << (f.pair % 9)
@@ -814,13 +865,13 @@ def _dragon_pung(f: Features) -> int:
     return _bits(f.pung_mask & _DRAGONS)
 
 
-@pattern("seat_wind", "Seat Wind", "門風", STANDARD, needs="wind_pung")
+@pattern("seat_wind", "Seat Wind", "門風", STANDARD, needs="seat_pung", exact=True)
 def _seat_wind(f: Features) -> int:
     """A pung or kong of the winner's seat wind."""
     return _in(f.pung_mask, f.seat_wind)
 
 
-@pattern("round_wind", "Prevailing Wind", "圈風", STANDARD, needs="wind_pung")
+@pattern("round_wind", "Prevailing Wind", "圈風", STANDARD, needs="round_pung", exact=True)
 def _round_wind(f: Features) -> int:
     """A pung or kong of the prevailing wind."""
     return _in(f.pung_mask, f.round_wind)
