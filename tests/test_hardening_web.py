@@ -398,3 +398,44 @@ def test_the_page_works_under_its_csp_and_another_site_cannot_write(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_four_large_uploads_at_once_take_the_memory_of_about_one(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from PIL import Image
+
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("peak memory is read from /proc")
+
+    def hwm(pid):
+        with open(f"/proc/{pid}/status") as fh:
+            return next(int(x.split()[1]) * 1024 for x in fh if x.startswith("VmHWM"))
+
+    big = tmp_path / "big.png"
+    Image.new("RGB", (6000, 6000), (10, 200, 30)).save(big)  # 36 MP: 144 MB decoded
+    data = big.read_bytes()
+    port = free_port()
+    proc = serve(str(tmp_path / "m.sqlite"), port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        token = {"X-Mjcam-Token": httpx.get(base + "/api/meta").json()["token"]}
+        gid = httpx.post(base + "/api/games", json={"players": PLAYERS}, headers=token).json()["id"]
+        sample = open(os.path.join(ROOT, "samples", "hand-honours.jpg"), "rb").read()
+        assert httpx.post(f"{base}/api/games/{gid}/photos", content=sample, headers=token, timeout=120).status_code == 201
+        before = hwm(proc.pid)  # the models loaded
+
+        def upload(_):
+            with httpx.Client(base_url=base, headers=token, timeout=120) as c:
+                return c.post(f"/api/games/{gid}/photos", content=data).status_code
+
+        with ThreadPoolExecutor(4) as pool:
+            codes = list(pool.map(upload, range(4)))
+        rise = hwm(proc.pid) - before
+    finally:
+        proc.kill()
+        proc.wait()
+    assert codes == [201] * 4
+    # one decode at a time, on one thread: about one decoded picture (144 MB) and two readings, not four
+    # decodes and their copies (a rise of 508 MB with one decode at a time on any thread, 533 before that)
+    assert rise < 2.5 * 6000 * 6000 * 4, f"{rise / 2 ** 20:.0f} MB"

@@ -15,6 +15,7 @@ import os
 import re
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -32,9 +33,11 @@ ANNOTATED_SIDE = 1280
 THUMB_SIDE = 240
 
 
-# one photo is decoded at a time (a large picture may take up to vision.io.DECODE_BUDGET), and two
-# are read at once at most: the server's memory does not grow with the number of uploads
-DECODES = threading.Semaphore(1)
+# Photos are decoded one at a time, always on the same thread (a large picture may take up to
+# vision.io.DECODE_BUDGET; on one thread the allocator reuses that memory for the next picture,
+# where on many threads each would keep its own), and two are read at once at most: the server's
+# memory does not grow with the number of uploads.
+DECODER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mjcam-decode")
 READS = threading.Semaphore(2)
 log = logging.getLogger("mjcam.serve")
 
@@ -197,14 +200,13 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None, hosts=()) 
             os.unlink(tmp)
 
     def _recognized(path: str):
-        """(image, recognition) of the photo at ``path``; see DECODES and READS."""
+        """(image, recognition) of the photo at ``path``; see DECODER and READS."""
         from mjcam.vision.io import load_photo
         from mjcam.vision.locate import WORK_SIDE
 
         rec = get_recognizer()
         with READS:
-            with DECODES:
-                image, size = load_photo(path, getattr(rec, "work_side", WORK_SIDE))
+            image, size = DECODER.submit(load_photo, path, getattr(rec, "work_side", WORK_SIDE)).result()
             return image, rec.read(image, size)
 
     def _read_upload(gid: int, tmp: str, sha256: str):
