@@ -101,6 +101,27 @@ def _suit_splits(seg: tuple[int, ...], pair: bool) -> tuple[tuple[tuple[str, int
     return tuple(out)
 
 
+# what a reading's chows hold, one bit each (patterns turns them into traits)
+DUP, TWO_DUPS, TRIPLE, QUAD, STRAIGHT, MIXED_TRIPLE, OLD_YOUNG = (1 << i for i in range(7))
+_STRAIGHTS = tuple(0b1001001 << (9 * s) for s in range(3))
+_OLD_YOUNG = tuple((1 << 9 * s) | (1 << 9 * s + 6) for s in range(3))
+
+
+def chow_facts(cm: int, dm: int, pairs: int, most: int) -> int:
+    """The chow bits (DUP ... OLD_YOUNG) of chows with these stats (see :func:`_chow_stats`)."""
+    if not cm:
+        return 0
+    facts = (DUP if dm else 0) | (TWO_DUPS if pairs >= 2 else 0) | (TRIPLE if most >= 3 else 0) | (QUAD if most == 4 else 0)
+    for s in (0, 1, 2):
+        if cm & _STRAIGHTS[s] == _STRAIGHTS[s]:
+            facts |= STRAIGHT
+        if cm & _OLD_YOUNG[s] == _OLD_YOUNG[s]:
+            facts |= OLD_YOUNG
+    if cm & (cm >> 9) & (cm >> 18) & 0x7F:
+        facts |= MIXED_TRIPLE
+    return facts
+
+
 def _chow_stats(chows: tuple[int, ...]) -> tuple[int, int, int, int]:
     """(chow_mask, dup_mask, pairs of equal chows, most of one chow) of sorted chow starts."""
     cm = dm = pairs = most = run = 0
@@ -132,13 +153,14 @@ def common_numbers(chows, pungs) -> int:
 
 def _split(chows: list[int], pair: int, pungs: list[int]) -> tuple:
     """A split of (part of) the concealed tiles: (chows, pair or -1, pungs, chow_mask, dup_mask,
-    pairs of equal chows, most of one chow, pung_mask, numbers common to every set), chows and
-    pungs sorted."""
+    pairs of equal chows, most of one chow, pung_mask, numbers common to every set, chow bits),
+    chows and pungs sorted."""
     chows_t, pungs_t = tuple(sorted(chows)), tuple(sorted(pungs))
     pm = 0
     for t in pungs_t:
         pm |= 1 << t
-    return (chows_t, pair, pungs_t) + _chow_stats(chows_t) + (pm, common_numbers(chows_t, pungs_t))
+    stats = _chow_stats(chows_t)
+    return (chows_t, pair, pungs_t) + stats + (pm, common_numbers(chows_t, pungs_t), chow_facts(*stats))
 
 
 _SUITS: tuple[dict, dict, dict] = ({}, {}, {})  # per suit: its tiles, sorted -> entry (see _suit_entry)
@@ -249,9 +271,18 @@ def split_counts(counts: tuple[int, ...]) -> tuple[tuple, ...]:
 
 
 def _join(a: tuple, b: tuple, c: tuple, h: tuple) -> tuple:
+    """The split of a whole hand from its three suits' and its honours' splits."""
     pair = a[1] if a[1] >= 0 else b[1] if b[1] >= 0 else c[1] if c[1] >= 0 else h[1]
-    return (a[0] + b[0] + c[0], pair, a[2] + b[2] + c[2] + h[2], a[3] | b[3] | c[3], a[4] | b[4] | c[4],
-            a[5] + b[5] + c[5], max(a[6], b[6], c[6]), a[7] | b[7] | c[7] | h[7], a[8] & b[8] & c[8] & h[8])
+    cm = a[3] | b[3] | c[3]
+    pairs = a[5] + b[5] + c[5]
+    most = a[6] if a[6] >= b[6] and a[6] >= c[6] else b[6] if b[6] >= c[6] else c[6]
+    facts = a[9] | b[9] | c[9]  # each suit's own: equal chows, straights, 123 with 789
+    if pairs >= 2:
+        facts |= TWO_DUPS
+    if cm & (cm >> 9) & (cm >> 18) & 0x7F:
+        facts |= MIXED_TRIPLE
+    return (a[0] + b[0] + c[0], pair, a[2] + b[2] + c[2] + h[2], cm, a[4] | b[4] | c[4], pairs, most,
+            a[7] | b[7] | c[7] | h[7], a[8] & b[8] & c[8] & h[8], facts)
 
 
 def deco_of(split: tuple) -> tuple[tuple[str, int], ...]:

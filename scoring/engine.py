@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .context import ContextError, WinContext
-from .decompose import (Arrangement, _chow_stats, _wait, arrangements, common_numbers, deco_of, melded_groups,
+from .decompose import (Arrangement, _chow_stats, _wait, arrangements, chow_facts, common_numbers, deco_of, melded_groups,
                         special_arrangements, split_tiles, split_winners, standard_arrangement)
 from .notation import Hand, format_hand, parse_hand
 from .patterns import PATTERNS, Features
@@ -127,7 +127,7 @@ class _Eval:
 
 def _matches(f: Features, preset: RulePreset) -> dict[str, int]:
     """Pattern id -> count for the reading ``f`` holds, in registry order."""
-    _, exact, tests = preset.candidates(f.shape, f.traits)
+    _, exact, tests = preset.candidates_of(f.traits)
     return _merge(preset, exact, _tested(f, tests))
 
 
@@ -148,17 +148,25 @@ def _merge(preset: RulePreset, exact: tuple[str, ...], tested: tuple) -> dict[st
 
 def _score_reading(f: Features, preset: RulePreset) -> tuple:
     """The tally of the reading ``f`` holds: the predicates that can match are called, and the
-    rest is remembered per (shape and traits, what the predicates found), which repeats across
-    hands far more often than hands do."""
-    n, exact, tests = preset.candidates(f.shape, f.traits)
-    tested = _tested(f, tests) if tests else ()
-    key = (n, tested)
+    rest is remembered per (traits, what the predicates found), which repeats across hands far
+    more often than hands do."""
+    cands = preset._candidates.get(f.traits) or preset.candidates_of(f.traits)
+    tests = cands[2]
+    if tests:
+        tested = []
+        for pid, fn in tests:
+            n = fn(f)
+            if n:
+                tested.append((pid, int(n)))
+        key = (cands[0], tuple(tested))
+    else:
+        key = cands[0]
     tallies = preset._tallies
     tally = tallies.get(key)
     if tally is None:
         if len(tallies) > 65536:
             tallies.clear()
-        tally = tallies[key] = _tally(preset, _merge(preset, exact, tested))
+        tally = tallies[key] = _tally(preset, _merge(preset, cands[1], key[1] if tests else ()))
     return tally
 
 
@@ -276,7 +284,7 @@ def _readings(h: Hand, ctx: WinContext, preset: RulePreset, f: Features, got: tu
                     m_sets += 1
         m_common = common_numbers(m_chows, m_pungs)
         for split in splits:
-            chows, pair, pungs, cm, dm, cpairs, cmax, pm, common = split
+            chows, pair, pungs, cm, dm, cpairs, cmax, pm, common, facts = split
             n_conc = m_conc + len(pungs)
             if m_pungs:
                 pungs = m_pungs + pungs
@@ -284,10 +292,11 @@ def _readings(h: Hand, ctx: WinContext, preset: RulePreset, f: Features, got: tu
             if m_chows:
                 chows = tuple(sorted(m_chows + chows))
                 cm, dm, cpairs, cmax = _chow_stats(chows)
+                facts = chow_facts(cm, dm, cpairs, cmax)
             common &= m_common
             for kind, tile in split_winners(split, win):
                 f.set_split("standard", pungs, chows, pair, kongs, n_conc - (kind == "pung" and not self_drawn),
-                            m_sets, m_pungs_melded, _wait(kind, tile, win), pm, cm, dm, cpairs, cmax, common)
+                            m_sets, m_pungs_melded, _wait(kind, tile, win), pm, cm, dm, cpairs, cmax, common, facts)
                 out.append((None, split, kind, tile, _score_reading(f, preset)))
     if not h.melds:
         settings = preset.settings

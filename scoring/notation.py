@@ -339,17 +339,21 @@ def _parse_plain(text: str) -> Hand | None:
             bonus.append(value)
     if win is None or len(concealed) + 3 * len(melds) != 14:
         return None
-    seen = [0] * 34
-    for t in concealed:
-        seen[t] += 1
-    for m in melds:
-        for t in m.tiles:
-            seen[t] += 1
-    if max(seen) > 4 or len(set(bonus)) != len(bonus):
-        return None
     concealed.sort()
-    bonus.sort()
-    return Hand(tuple(concealed), tuple(melds), tuple(bonus), win)
+    every = sorted(concealed + [t for m in melds for t in m.tiles]) if melds else concealed
+    if any(map(_same, every, every[4:])):  # a fifth copy
+        return None
+    if bonus:
+        if len(set(bonus)) != len(bonus):
+            return None
+        bonus.sort()
+    hand = _new_object(Hand)  # the frozen dataclass without its __init__ (one object.__setattr__ per field)
+    hand.__dict__.update(concealed=tuple(concealed), melds=tuple(melds), bonus=tuple(bonus), winning=win)
+    return hand
+
+
+_same = int.__eq__
+_new_object = object.__new__
 
 
 def format_tiles(tiles: list[int] | tuple[int, ...]) -> str:

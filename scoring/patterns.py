@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .context import FLAGS, WinContext
-from .decompose import Arrangement, _chow_stats, common_numbers
+from .decompose import (DUP, MIXED_TRIPLE, OLD_YOUNG, QUAD, STRAIGHT, TRIPLE, TWO_DUPS, Arrangement, _chow_stats,
+                        chow_facts, common_numbers)
 from .notation import Hand
 from .tiles import FIRST_FLOWER, WINDS
 
@@ -62,9 +63,14 @@ TRAITS = ("chow2", "chow3", "chow4", "pung1", "pung2", "pung3", "pung4", "kong2"
           "flowers_in_play", "three_suits", "terminal_pair",
           # reading facts: the pattern itself, where a bit test or two decides it
           "eyes_pair", "linked", "seat_pung", "round_pung", "dup_chow", "two_dups", "triple_chow",
-          "quad_chow", "straight", "mixed_triple", "old_young", "outside")
+          "quad_chow", "straight", "mixed_triple", "old_young", "outside",
+          "value_pung", "bridge", "kongless", "pair_suited", "pair_not_value_wind", "pair_no_value",
+          "suits2plus",
+          # the reading's shape
+          "shape_standard", "shape_seven_pairs", "shape_thirteen_orphans", "shape_bonus")
 TRAIT = {name: 1 << i for i, name in enumerate(TRAITS)}
 _T = TRAIT
+SHAPE_TRAIT = {shape: _T["shape_" + shape] for shape in ("standard", "seven_pairs", "thirteen_orphans", "bonus")}
 _CHOW_TRAITS = (0, 0, _T["chow2"], _T["chow2"] | _T["chow3"], _T["chow2"] | _T["chow3"] | _T["chow4"])
 _PUNG_TRAITS = tuple(sum(_T[f"pung{k}"] for k in range(1, n + 1)) for n in range(5))
 _KONG_TRAITS = (0, 0, _T["kong2"], _T["kong2"] | _T["kong3"], _T["kong2"] | _T["kong3"])
@@ -81,23 +87,51 @@ _FLAG_TABLE = tuple(
     for bits in range(1 << len(FLAGS)))
 _WIND_TILE = {w: 27 + i for i, w in enumerate(WINDS)}
 _SUIT_COUNT = (0, 1, 1, 2, 1, 2, 2, 3)
-_SUIT_TRAITS = tuple(_T["no_suits"] if n == 0 else _T["one_suit"] if n == 1 else _T["two_suits"] if n == 2 else 0
+_SUIT_TRAITS = tuple(_T["no_suits"] if n == 0 else _T["one_suit"] if n == 1
+                     else _T["two_suits"] | _T["suits2plus"] if n == 2 else _T["three_suits"] | _T["suits2plus"]
                      for n in _SUIT_COUNT)
 _NUMBER_TRAITS = tuple((_T["numbers3"] if n <= 3 else 0) | (_T["numbers2"] if n <= 2 else 0) for n in range(11))
 (_T_HONOURS, _T_NO_HONOURS, _T_BONUS, _T_NO_BONUS, _T_SELF, _T_DISCARD, _T_ORPHANS_ONLY, _T_SOME_ORPHAN,
  _T_NO_ORPHANS, _T_FOUR_ALIKE, _T_DRAGON_PUNG, _T_WIND_PUNG, _T_CONCEALED, _T_MELDED4, _T_FLOWERS,
  _T_THREE_SUITS, _T_TERMINAL_PAIR, _T_EYES, _T_LINKED, _T_SEAT_PUNG, _T_ROUND_PUNG, _T_DUP, _T_TWO_DUPS,
- _T_TRIPLE, _T_QUAD, _T_STRAIGHT, _T_MIXED_TRIPLE, _T_OLD_YOUNG, _T_OUTSIDE) = (
+ _T_TRIPLE, _T_QUAD, _T_STRAIGHT, _T_MIXED_TRIPLE, _T_OLD_YOUNG, _T_OUTSIDE, _T_VALUE_PUNG, _T_BRIDGE, _T_KONGLESS,
+ _T_PAIR_SUITED, _T_PAIR_NOT_VALUE_WIND, _T_PAIR_NO_VALUE) = (
     _T[n] for n in ("honours", "no_honours", "bonus_tiles", "no_bonus_tiles", "self_drawn", "discard",
                     "orphans_only", "some_orphan", "no_orphans", "four_alike", "dragon_pung", "wind_pung",
                     "concealed", "melded4", "flowers_in_play", "three_suits", "terminal_pair", "eyes_pair",
                     "linked", "seat_pung", "round_pung", "dup_chow", "two_dups", "triple_chow", "quad_chow",
-                    "straight", "mixed_triple", "old_young", "outside"))
+                    "straight", "mixed_triple", "old_young", "outside", "value_pung", "bridge", "kongless",
+                    "pair_suited", "pair_not_value_wind", "pair_no_value"))
 _EYE_PAIRS = sum(1 << t for t in range(27) if t % 9 in (1, 4, 7))
+_CHOW_FACT_TRAITS = tuple(
+    sum(trait for bit, trait in ((DUP, _T_DUP), (TWO_DUPS, _T_TWO_DUPS), (TRIPLE, _T_TRIPLE), (QUAD, _T_QUAD),
+                                 (STRAIGHT, _T_STRAIGHT), (MIXED_TRIPLE, _T_MIXED_TRIPLE), (OLD_YOUNG, _T_OLD_YOUNG))
+        if facts & bit) for facts in range(128))
 
 
 def _bits(mask: int) -> int:
     return mask.bit_count()
+
+
+def _context_facts(ctx: WinContext) -> tuple:
+    """(seat wind tile, round wind tile, self-drawn, traits, value pungs as a mask, the traits of
+    each tile as the pair) of a WinContext, kept on it (contexts are immutable and reused)."""
+    tr = (_T_SELF if ctx.discarder is None else _T_DISCARD) | (_T_FLOWERS if ctx.flowers_in_play else 0)
+    if ctx.flags:
+        tr |= _FLAG_TABLE[ctx.flags]
+    seat, rnd = _WIND_TILE[ctx.seat], _WIND_TILE[ctx.round]
+    pair_traits = []
+    for t in range(34):
+        if t < 27:
+            pt = _T_PAIR_SUITED | _T_PAIR_NOT_VALUE_WIND | _T_PAIR_NO_VALUE | (_T_EYES if _EYE_PAIRS >> t & 1 else 0)
+        elif t != seat and t != rnd:
+            pt = _T_PAIR_NOT_VALUE_WIND | (_T_PAIR_NO_VALUE if t < 31 else 0)
+        else:
+            pt = 0
+        pair_traits.append(pt)
+    facts = ctx.__dict__["_features"] = (seat, rnd, ctx.discarder is None, tr, _DRAGONS | 1 << seat | 1 << rnd,
+                                         tuple(pair_traits))
+    return facts
 
 
 class Features:
@@ -113,7 +147,7 @@ class Features:
         # hand
         "hand", "ctx", "settings", "present", "n_suits", "suit_mask", "honours",
         "number_mask", "n_numbers", "bonus", "seat_wind", "round_wind", "self_drawn", "win",
-        "n_melds", "fours", "hand_traits",
+        "n_melds", "fours", "hand_traits", "value_mask", "pair_traits",
         # reading
         "shape", "standard", "pair", "pungs", "pung_mask", "chows", "chow_mask", "dup_mask",
         "chow_pairs", "chow_max", "n_chows", "n_pungs", "kongs", "concealed_pungs", "melded_sets",
@@ -145,9 +179,8 @@ class Features:
         for b in hand.bonus:
             bonus |= 1 << (b - FIRST_FLOWER)
         self.bonus = bonus
-        self.seat_wind = _WIND_TILE[ctx.seat]
-        self.round_wind = _WIND_TILE[ctx.round]
-        self.self_drawn = ctx.discarder is None
+        c = ctx.__dict__.get("_features") or _context_facts(ctx)
+        self.seat_wind, self.round_wind, self.self_drawn, tr, self.value_mask, self.pair_traits = c
         self.win = hand.winning
         self.n_melds = len(hand.melds)
         if fours is None:
@@ -157,22 +190,14 @@ class Features:
                 kong_tiles = {m.tiles[0] for m in hand.melds if m.kind == "kong"}
                 fours = tuple(t for t in range(27) if counts[t] == 4 and t not in kong_tiles)
         self.fours = fours
-        tr = ((_T_HONOURS if honours else _T_NO_HONOURS) | _SUIT_TRAITS[suit_mask] | _NUMBER_TRAITS[self.n_numbers]
-              | (_T_BONUS if bonus else _T_NO_BONUS) | (_T_SELF if self.self_drawn else _T_DISCARD))
+        tr |= ((_T_HONOURS if honours else _T_NO_HONOURS) | _SUIT_TRAITS[suit_mask] | _NUMBER_TRAITS[self.n_numbers]
+               | (_T_BONUS if bonus else _T_NO_BONUS) | (_T_SOME_ORPHAN if present & _ORPHANS else _T_NO_ORPHANS))
         if not present & ~_ORPHANS:
             tr |= _T_ORPHANS_ONLY
-        tr |= _T_SOME_ORPHAN if present & _ORPHANS else _T_NO_ORPHANS
-        if self.fours:
+        if fours:
             tr |= _T_FOUR_ALIKE
-        if ctx.flowers_in_play:
-            tr |= _T_FLOWERS
-        if suit_mask == 7:
-            tr |= _T_THREE_SUITS
         if present & _TERM_1 == _TERM_1 or present & _TERM_2 == _TERM_2 or present & _TERM_3 == _TERM_3:
             tr |= _T_TERMINAL_PAIR
-        flags = ctx.flags
-        if flags:
-            tr |= _FLAG_TABLE[flags]
         self.hand_traits = tr
         if arr is not None:
             self.read(arr)
@@ -205,14 +230,15 @@ class Features:
         pm = 0
         for t in pungs:
             pm |= 1 << t
+        stats = _chow_stats(chows)
         self.set_split(shape, pungs, chows, pair, kongs, concealed_pungs, melded_sets, melded_pungs, wait,
-                       pm, *_chow_stats(chows), common_numbers(chows, pungs))
+                       pm, *stats, common_numbers(chows, pungs), chow_facts(*stats))
 
     def set_split(self, shape: str, pungs: tuple, chows: tuple, pair: int, kongs: int, concealed_pungs: int,
                   melded_sets: int, melded_pungs: int, wait: str | None, pung_mask: int, chow_mask: int,
-                  dup_mask: int, chow_pairs: int, chow_max: int, common: int) -> None:
+                  dup_mask: int, chow_pairs: int, chow_max: int, common: int, facts: int) -> None:
         """:meth:`set_reading` with the masks already made (``decompose`` keeps them per split);
-        ``common``: the numbers every set holds."""
+        ``common``: the numbers every set holds; ``facts``: ``decompose.chow_facts``."""
         self.shape, self.standard, self.pair, self.wait = shape, shape == "standard", pair, wait
         self.pungs, self.chows, self.kongs = pungs, chows, kongs
         self.concealed_pungs, self.melded_sets, self.melded_pungs = concealed_pungs, melded_sets, melded_pungs
@@ -221,7 +247,8 @@ class Features:
         self.chow_pairs, self.chow_max = chow_pairs, chow_max
         n_chows = self.n_chows = len(chows)
         n_pungs = self.n_pungs = len(pungs)
-        tr = self.hand_traits | _CHOW_TRAITS[n_chows] | _PUNG_TRAITS[n_pungs] | _KONG_TRAITS[kongs]
+        tr = (self.hand_traits | SHAPE_TRAIT[shape] | _CHOW_TRAITS[n_chows] | _PUNG_TRAITS[n_pungs]
+              | _KONG_TRAITS[kongs])
         if pung_mask & _DRAGONS:
             tr |= _T_DRAGON_PUNG
         if pung_mask & _WINDS:
@@ -232,32 +259,25 @@ class Features:
             tr |= _T_MELDED4
         if wait in _WAIT_TRAITS:
             tr |= _WAIT_TRAITS[wait]
-        if 0 <= pair < 27:
-            if _EYE_PAIRS >> pair & 1:
-                tr |= _T_EYES
-            if common >> (pair % 9) & 1:
+            if wait == "closed" and self.win % 9 == 4:
+                tr |= _T_BRIDGE
+        if pair >= 0:
+            tr |= self.pair_traits[pair]
+            if pair < 27 and common >> (pair % 9) & 1:
                 tr |= _T_LINKED
-        if pung_mask >> self.seat_wind & 1:
-            tr |= _T_SEAT_PUNG
-        if pung_mask >> self.round_wind & 1:
-            tr |= _T_ROUND_PUNG
-        if chow_mask:
-            if dup_mask:
-                tr |= _T_DUP
-                if chow_pairs >= 2:
-                    tr |= _T_TWO_DUPS
-                if chow_max >= 3:
-                    tr |= _T_TRIPLE | (_T_QUAD if chow_max == 4 else 0)
-            cm = chow_mask
-            if cm & _STRAIGHT_1 == _STRAIGHT_1 or cm & _STRAIGHT_2 == _STRAIGHT_2 or cm & _STRAIGHT_3 == _STRAIGHT_3:
-                tr |= _T_STRAIGHT
-            if cm & (cm >> 9) & (cm >> 18) & 0x7F:
-                tr |= _T_MIXED_TRIPLE
-            if cm & _OLD_YOUNG_1 == _OLD_YOUNG_1 or cm & _OLD_YOUNG_2 == _OLD_YOUNG_2 or cm & _OLD_YOUNG_3 == _OLD_YOUNG_3:
-                tr |= _T_OLD_YOUNG
-        if (pair >= 0 and tr & _T_SOME_ORPHAN and not pung_mask & ~_ORPHANS and not chow_mask & ~_OUTSIDE_CHOWS
-                and _ORPHANS >> pair & 1):
-            tr |= _T_OUTSIDE
+            if (tr & _T_SOME_ORPHAN and not pung_mask & ~_ORPHANS and not chow_mask & ~_OUTSIDE_CHOWS
+                    and _ORPHANS >> pair & 1):
+                tr |= _T_OUTSIDE
+        if pung_mask & self.value_mask:
+            tr |= _T_VALUE_PUNG
+            if pung_mask >> self.seat_wind & 1:
+                tr |= _T_SEAT_PUNG
+            if pung_mask >> self.round_wind & 1:
+                tr |= _T_ROUND_PUNG
+        if not kongs:
+            tr |= _T_KONGLESS
+        if facts:
+            tr |= _CHOW_FACT_TRAITS[facts]
         self.traits = tr
 
 
@@ -280,11 +300,23 @@ class Pattern:
     shapes: frozenset = ANY
     needs: int = 0  # TRAIT bits a reading must have for the predicate to hold
     exact: bool = False  # the shape and ``needs`` decide it alone
+    # settings -> (needs, exact) where a preset's settings make the pattern a matter of traits
+    under: Callable[[dict], tuple[int, bool]] | None = None
+
+    def needs_under(self, settings: dict) -> tuple[int, bool]:
+        """(needs, exact) of the pattern under a preset's settings."""
+        return self.under(settings) if self.under else (self.needs, self.exact)
+
+    @property
+    def shape_bits(self) -> int:
+        """The shapes as TRAIT bits (a reading has the bit of its shape)."""
+        return sum(SHAPE_TRAIT[s] for s in self.shapes)
 
     def __call__(self, f: Features) -> int:
         """How many times the pattern is present in this reading (0 on a shape it is not defined
         on, or when the reading lacks what the pattern needs)."""
-        if f.shape not in self.shapes or f.traits & self.needs != self.needs:
+        needs = self.needs_under(f.settings)[0]
+        if f.traits & needs != needs or not f.traits & self.shape_bits:
             return 0
         return int(self.fn(f))
 
@@ -296,7 +328,8 @@ class Pattern:
 PATTERNS: dict[str, Pattern] = {}
 
 
-def pattern(pid: str, name: str, zh: str, shapes: frozenset = ANY, needs: str = "", exact: bool = False):
+def pattern(pid: str, name: str, zh: str, shapes: frozenset = ANY, needs: str = "", exact: bool = False,
+            under: Callable[[dict], tuple[int, bool]] | None = None):
     """Register a predicate under a stable id, with the reading shapes it is defined on and the
     traits (space-separated names of :data:`TRAITS`) a reading needs before it can hold.
     ``exact``: the shape and the traits are the whole test (the predicate returns True), so the
@@ -306,7 +339,7 @@ def pattern(pid: str, name: str, zh: str, shapes: frozenset = ANY, needs: str = 
         bits = 0
         for n in needs.split():
             bits |= TRAIT[n]
-        PATTERNS[pid] = Pattern(pid, name, zh, fn, (fn.__doc__ or "").strip(), shapes, bits, exact)
+        PATTERNS[pid] = Pattern(pid, name, zh, fn, (fn.__doc__ or "").strip(), shapes, bits, exact, under)
         return fn
 
     return deco
@@ -374,7 +407,13 @@ def _concealed_hand(f: Features) -> bool:
     return True
 
 
-@pattern("fully_concealed", "Fully Concealed Self-drawn", "門前清自摸", ANY_WIN, needs="concealed self_drawn")
+def _needs(names: str) -> int:
+    return sum(TRAIT[n] for n in names.split())
+
+
+@pattern("fully_concealed", "Fully Concealed Self-drawn", "門前清自摸", ANY_WIN, needs="concealed self_drawn",
+         under=lambda st: (_needs("concealed self_drawn" if st.get("fully_concealed_allows_kongs", True)
+                                  else "concealed self_drawn kongless"), True))
 def _fully_concealed(f: Features) -> bool:
     """Concealed hand won by self-draw (kongs only where the preset allows them)."""
     return f.settings.get("fully_concealed_allows_kongs", True) or not f.kongs
@@ -452,7 +491,7 @@ def _wait(f: Features) -> bool:
     return True
 
 
-@pattern("bridge_tile", "Bridge Tile", "坎心五", STANDARD, needs="wait_closed")
+@pattern("bridge_tile", "Bridge Tile", "坎心五", STANDARD, needs="wait_closed bridge", exact=True)
 def _bridge_tile(f: Features) -> bool:
     """Won on a 5 that fills a closed wait."""
     return f.win % 9 == 4
@@ -490,7 +529,13 @@ def _ready(f: Features) -> bool:
 
 # ---------------------------------------------------------------- shape and suits
 
-@pattern("all_chows", "All Chows", "平糊", STANDARD, needs="chow4")
+_PAIR_RULE = {"any": "", "suited": "pair_suited", "no_value_wind": "pair_not_value_wind", "no_value": "pair_no_value"}
+
+
+@pattern("all_chows", "All Chows", "平糊", STANDARD, needs="chow4",
+         under=lambda st: (_needs("chow4 " + _PAIR_RULE[st.get("all_chows_pair", "any")] + " "
+                                  + {2: "suits2plus", 3: "three_suits"}.get(st.get("all_chows_min_suits", 1), "")),
+                           st.get("all_chows_min_suits", 1) <= 3))
 def _all_chows(f: Features) -> bool:
     """Four chows and a pair (the pair and the suits as the preset says)."""
     rule = f.settings.get("all_chows_pair", "any")
@@ -877,7 +922,7 @@ def _round_wind(f: Features) -> int:
     return _in(f.pung_mask, f.round_wind)
 
 
-@pattern("honour_pung", "Honour Tiles", "番子", STANDARD, needs="pung1 honours")
+@pattern("honour_pung", "Honour Tiles", "番子", STANDARD, needs="value_pung")
 def _honour_pung(f: Features) -> int:
     """A pung or kong of dragons, seat wind or prevailing wind (each set counts once)."""
     return _bits(f.pung_mask & (_DRAGONS | 1 << f.seat_wind | 1 << f.round_wind))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
-from .patterns import PATTERNS, implied
+from .patterns import PATTERNS, SHAPE_TRAIT, implied
 from .payments import SCHEMES
 from .presets import DEFAULT_SETTINGS, PRESET_DATA, SETTING_CHOICES
 from .tables import TABLES
@@ -89,22 +89,28 @@ class RulePreset:
         defined on another shape, or needing a trait the reading lacks, cannot. Returns (a number
         naming this (shape, traits), the ids that match on shape and traits alone
         (``Pattern.exact``), the (id, predicate) pairs still to call), each in registry order.
-        Cached per (shape, traits).
 
         >>> n, exact, tests = load_preset("hk-old-style").candidates("seven_pairs", 0)
         >>> exact, [pid for pid, _ in tests]
         (('seven_pairs',), [])
         """
-        key = (shape, traits)
-        cands = self._candidates.get(key)
+        return self.candidates_of(traits | SHAPE_TRAIT[shape])
+
+    def candidates_of(self, traits: int) -> tuple[int, tuple[str, ...], tuple[tuple[str, object], ...]]:
+        """:meth:`candidates` of a reading whose traits include its shape's; cached per traits."""
+        cands = self._candidates.get(traits)
         if cands is None:
             if len(self._candidates) > 4096:
                 self._candidates.clear()
                 self._tallies.clear()
-            fit = [PATTERNS[pid] for pid, _ in self._active]
-            fit = [p for p in fit if shape in p.shapes and traits & p.needs == p.needs]
-            cands = self._candidates[key] = (len(self._candidates), tuple(p.id for p in fit if p.exact),
-                                             tuple((p.id, p.fn) for p in fit if not p.exact))
+            fit = []
+            for pid, _ in self._active:
+                p = PATTERNS[pid]
+                needs, exact = p.needs_under(self.settings)
+                if traits & p.shape_bits and traits & needs == needs:
+                    fit.append((p, exact))
+            cands = self._candidates[traits] = (len(self._candidates), tuple(p.id for p, exact in fit if exact),
+                                                tuple((p.id, p.fn) for p, exact in fit if not exact))
         return cands
 
     @cached_property
