@@ -83,6 +83,12 @@ def brush_fonts() -> tuple[str, ...]:
     return cjk_fonts() + tuple(p for p in BRUSH_FONTS if os.path.exists(p))
 
 
+def face_colour(rng: np.random.Generator) -> np.ndarray:
+    """A tile face's ivory, a little different each time (uint8 RGB); the synthetic tiles'
+    (:mod:`datasets.synthetic`) and these faces' alike."""
+    return np.array([rng.integers(225, 256), rng.integers(220, 250), rng.integers(200, 240)], np.uint8)
+
+
 def _pick(rng: np.random.Generator, seq):
     return seq[int(rng.integers(len(seq)))]
 
@@ -197,11 +203,9 @@ def glyph_bonus_face(code: str, rng: np.random.Generator, font: str, height: int
     character and numeral in ``font`` (the numeral now and then in another installed font), and
     most of the time a made-up plant, laid out in one of a few ways real sets use. ``brush``: the
     name written as by hand (:func:`brushed`), and the numeral left off a third of the time."""
-    from .synthetic import _face_colour
-
     w = int(height * 0.75)
     face = np.empty((height, w, 3), np.float32)
-    face[:] = _face_colour(rng)
+    face[:] = face_colour(rng)
     name = SIMPLIFIED.get(code, NAMES[code]) if rng.random() < 0.1 else NAMES[code]
     n = int(code[1])
     numeral = _pick(rng, NUMERALS)[n - 1] if rng.random() < (2 / 3 if brush else 0.9) else ""
@@ -274,13 +278,11 @@ def glyph_face(code: str, rng: np.random.Generator, font: str, height: int = 160
     then 伍, over 萬), a wind or a red or green dragon (its one character); now and then with a
     corner index (the Arabic numeral, or the wind's letter) as some sets print. ``brush``: every
     character written as by hand (:func:`brushed`)."""
-    from .synthetic import _face_colour
-
     if code in NAMES:
         return glyph_bonus_face(code, rng, font, height, brush)
     w = int(height * 0.75)
     face = np.empty((height, w, 3), np.float32)
-    face[:] = _face_colour(rng)
+    face[:] = face_colour(rng)
     m = int(height * 0.06)
     if code in HONOUR_NAMES:
         mask = _written(HONOUR_NAMES[code], font, int(height * rng.uniform(0.5, 0.7)), rng, brush)

@@ -18,7 +18,7 @@ import numpy as np
 
 from mjcam.vision.labels import CLASS_INDEX, NOT_A_TILE
 
-from .readers import LabelledBox, LabelledImage
+from .readers import LabelledBox, LabelledImage, iou
 
 CONTEXT = 96
 SCALE = 1.6
@@ -78,14 +78,6 @@ def context_crop(image: np.ndarray, box, size: int = CONTEXT) -> tuple[np.ndarra
     out = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE)
     return out, (bw * s, bh * s)
-
-
-def iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def negative_boxes(rec: LabelledImage, n: int, rnd: random.Random) -> list[tuple[float, float, float, float]]:

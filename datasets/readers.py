@@ -37,6 +37,19 @@ class DatasetError(ValueError):
     """A data folder that cannot be read as the format says."""
 
 
+def iou(a, b) -> float:
+    """Intersection over union of two boxes (x1, y1, x2, y2).
+
+    >>> iou((0, 0, 10, 10), (5, 0, 15, 10))
+    0.3333333333333333
+    """
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
 def yolo_name_to_code(name: str) -> str:
     """Map the Roboflow HK set's class names (sc1, sd9, sb5, hwe, hdr, bf1, bs4) and the
     rethink-bonus set's (c1, d9, b5, we, dr, f1, f1-s, s4) to tile codes."""
@@ -115,8 +128,6 @@ class LabelledImage:
         >>> img.tiles()
         [((0, 0, 10, 14), ('2m',)), ((12, 0, 22, 14), ('9s', '5s')), ((24, 0, 34, 14), ('E',))]
         """
-        from .crops import iou
-
         out: list[tuple[tuple[float, float, float, float], tuple[str, ...]]] = []
         for b in self.boxes:
             same = next((k for k, (box, _) in enumerate(out) if iou(box, b.box) >= DUPLICATE_LABEL_IOU), None)

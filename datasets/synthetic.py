@@ -22,6 +22,7 @@ import numpy as np
 from mjcam.scoring.tiles import FLOWERS, SEASONS
 from mjcam.vision.labels import BACK, CLASS_INDEX
 
+from .bonus_glyphs import brush_fonts, cjk_fonts, face_colour, glyph_drawable, glyph_face
 from .crops import CONTEXT, CropSet, context_crop, pack
 
 FONT_PATHS = (
@@ -138,17 +139,12 @@ def _ink(code: str, rng: np.random.Generator):
     return _INK[key][int(rng.integers(len(_INK[key])))]
 
 
-def _face_colour(rng: np.random.Generator) -> np.ndarray:
-    """A tile face's ivory, a little different each time (uint8 RGB)."""
-    return np.array([rng.integers(225, 256), rng.integers(220, 250), rng.integers(200, 240)], np.uint8)
-
-
 def tile_face(code: str, rng: np.random.Generator, font: str, height: int = 160) -> np.ndarray:
     """An upright tile face (RGB), ivory with the glyph inked in a tile-like colour."""
     from PIL import Image, ImageDraw, ImageFont
 
     w = int(height * 0.75)
-    face = _face_colour(rng)
+    face = face_colour(rng)
     if code == "Wd" and rng.random() < BLANK_WHITE_DRAGON:
         return _blank_face(face, rng, w, height)
     img = Image.new("L", (w * 2, height * 2), 0)
@@ -176,7 +172,7 @@ def art_face(code: str, rng: np.random.Generator, art: dict[str, np.ndarray], he
     Kong sets mostly lack, so that they cannot become a shortcut; flowers and seasons keep theirs
     (HK sets number them too)."""
     w = int(height * 0.75)
-    face = (_face_colour(rng) if ground is None else np.asarray(ground)).astype(np.float32)
+    face = (face_colour(rng) if ground is None else np.asarray(ground)).astype(np.float32)
     rgba = cv2.resize(art[code], (w, height), interpolation=cv2.INTER_AREA).astype(np.float32)
     alpha = rgba[..., 3:] / 255.0
     if indexed and code not in FLOWERS + SEASONS:
@@ -259,8 +255,6 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
     made-up plant; characters, winds, red and green dragons), the rest as before; ``brush``: the
     characters among them (the flowers' and seasons' names; with ``glyph_face`` all of them) written
     as by hand, from more fonts (:func:`datasets.bonus_glyphs.brushed`)."""
-    from .bonus_glyphs import brush_fonts, cjk_fonts, glyph_drawable, glyph_face
-
     rng = np.random.default_rng(seed)
     fonts = available_fonts()
     glyph_fonts = (brush_fonts() if brush else cjk_fonts()) if glyphs else []
