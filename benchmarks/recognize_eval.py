@@ -58,10 +58,10 @@ PEER_CODES = {"chun": "Rd", "haku": "Wd", "hatsu": "Gd", "tou": "E", "nan": "S",
 
 # ---------------------------------------------------------------- workers (one process per system)
 
-def run_mjcam(paths: list[str], proposers=None, **options) -> list[dict]:
+def run_mjcam(paths: list[str]) -> list[dict]:
     from mjcam.vision.pipeline import Recognizer
 
-    rec = Recognizer(proposers=proposers, **options)
+    rec = Recognizer()
     out = []
     for p in paths:
         r = rec(p)
@@ -92,18 +92,7 @@ def run_peer(paths: list[str]) -> list[dict]:
 def worker(system: str, listfile: str) -> None:
     paths = open(listfile).read().split("\n")
     t0 = time.perf_counter()
-    if system == "opencv":  # the OpenCV contour proposals alone, in place of the learned ones
-        from mjcam.vision.locate import ContourProposer
-
-        preds = run_mjcam(paths, [ContourProposer()])
-    elif system == "both":  # mjcam --thorough: OpenCV regions fill the detector's gaps when the classifier is sure
-        from mjcam.vision.pipeline import THOROUGH_MAX_NOT, THOROUGH_MIN_CONF
-        from mjcam.vision.locate import ContourProposer, LearnedProposer
-
-        preds = run_mjcam(paths, [LearnedProposer(), ContourProposer()], contour_min_conf=THOROUGH_MIN_CONF,
-                          contour_max_not=THOROUGH_MAX_NOT)
-    else:
-        preds = (run_mjcam if system == "mjcam" else run_peer)(paths)
+    preds = (run_mjcam if system == "mjcam" else run_peer)(paths)
     dt = time.perf_counter() - t0
     print(json.dumps({"preds": preds, "seconds": dt, "peak_mb": peak_mb()}))
 
@@ -479,8 +468,6 @@ def main(argv=None) -> None:
     ap.add_argument("--mended", action="store_true",
                     help="valid's labels found wrong by eye set to the tiles the photos show "
                          "(datasets/roboflow_valid_mends.csv): the figures with the labels mended")
-    ap.add_argument("--opencv", action="store_true", help="also run mjcam with OpenCV contour proposals only "
-                    "('opencv') and with both kinds of proposal ('both')")
     ap.add_argument("--frame", type=float, default=1.0, metavar="K",
                     help="set each photo in the middle of a plain table K times as wide and tall (the hand "
                          "smaller in the frame, as in a photo of the whole table)")
@@ -532,7 +519,7 @@ def evaluate(args, folder: str) -> None:
           f"{sum(len(r.boxes) for r in recs) - twice} labelled tiles ({twice} more labels are second labels of a "
           f"tile already labelled, counted once)")
     figures = {}
-    systems = ("mjcam", "peer") + (("opencv", "both") if args.opencv else ())
+    systems = ("mjcam", "peer")
     # the figures again, leaving out the photos Roboflow's square resize stretched out of all shape
     plain = [k for k, r in enumerate(recs) if not r.stretched]
     for system in systems:

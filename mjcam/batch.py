@@ -110,7 +110,6 @@ class Options:
     rules: str = "hk-old-style"
     house: tuple = ()  # (key, value) pairs for scoring.score
     situation: tuple = ()
-    thorough: bool = False  # see vision.pipeline.default_recognizer
 
 
 def process(path: str, digest: str | None, options: Options) -> dict:
@@ -121,7 +120,7 @@ def process(path: str, digest: str | None, options: Options) -> dict:
 
     base = {"path": path, "hash": digest}
     try:
-        rec = default_recognizer(options.thorough)(path)
+        rec = default_recognizer()(path)
     except ImageError as e:
         return {**base, "status": "error", "needs_person": True, "error": {"kind": e.kind, "message": str(e)}}
     except Exception as e:  # a fault of ours must not stop the run: it is recorded and counted

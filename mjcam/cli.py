@@ -286,17 +286,13 @@ def cmd_classify(a: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
-THOROUGH_HELP = ("also look for tiles with OpenCV where the detector found none (about three times slower; "
-                 "since row gaps and grid cells it rarely finds more)")
-
-
-def _read_photo(path: str, annotate: str | None, thorough: bool = False):
+def _read_photo(path: str, annotate: str | None):
     """(image, recognition) of one photo; the annotated picture written when asked."""
     from mjcam.vision.annotate import save_annotated
     from mjcam.vision.classify import ModelError
     from mjcam.vision.pipeline import default_recognizer
 
-    rec = default_recognizer(thorough)
+    rec = default_recognizer()
     try:
         image, rec_ = rec.load_and_read(path)
         if annotate:
@@ -335,7 +331,7 @@ def cmd_recognize(a: argparse.Namespace) -> int:
     many = len(a.photos) > 1
     for path in a.photos:
         try:
-            _, rec = _read_photo(path, _annotate_path(a.annotate, path, many), a.thorough)
+            _, rec = _read_photo(path, _annotate_path(a.annotate, path, many))
         except ImageError as e:
             print(f"mjcam: error: {e}", file=sys.stderr)
             results.append({"image": {"path": path}, "error": str(e)})
@@ -397,7 +393,7 @@ def cmd_photo(a: argparse.Namespace) -> int:
 
     out = sys.stderr if a.json else sys.stdout
     try:
-        _, rec = _read_photo(a.photo, a.annotate, a.thorough)
+        _, rec = _read_photo(a.photo, a.annotate)
     except ImageError as e:
         raise UsageError(str(e)) from None
     _describe(rec, out, doubts=False)
@@ -441,7 +437,7 @@ def cmd_batch(a: argparse.Namespace) -> int:
 
     house = {k: v for k, v in house_rules(a).items() if v is not None}
     resolve_preset(a.rules, **house)  # bad house rules fail now, not once per photo
-    options = Options(a.rules, tuple(house.items()), tuple(situation(a).items()), a.thorough)
+    options = Options(a.rules, tuple(house.items()), tuple(situation(a).items()))
     if a.dask:  # a missing extra is one line, before any output file is made
         try:
             import dask.distributed  # noqa: F401
@@ -548,13 +544,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--json", action="store_true")
     g.add_argument("--annotate", metavar="OUT", help="write the photo with the reading drawn on it "
                    "(a file for one photo, a folder for several)")
-    g.add_argument("--thorough", action="store_true", help=THOROUGH_HELP)
     g.set_defaults(func=cmd_recognize)
     ph = sub.add_parser("photo", help="read a photo, confirm or correct the hand, and score it")
     ph.add_argument("photo", metavar="PHOTO")
     ph.add_argument("--yes", action="store_true", help="accept the proposed hand without asking")
     ph.add_argument("--annotate", metavar="OUT", help="write the photo with the reading drawn on it")
-    ph.add_argument("--thorough", action="store_true", help=THOROUGH_HELP)
     add_score_options(ph, rules_all=True)
     ph.set_defaults(func=cmd_photo)
     b = sub.add_parser("batch", help="read and score every photo in folders; resumable, parallel")
@@ -566,7 +560,6 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--review", metavar="FILE.html", help="write a page of the photos that need a person")
     b.add_argument("--expected", metavar="FILE", help="hands written down by a person (CSV photo,hand or JSON): "
                    "print how many hands scored without a person differ from them")
-    b.add_argument("--thorough", action="store_true", help=THOROUGH_HELP)
     add_score_options(b, json_flag=False)
     b.set_defaults(func=cmd_batch)
     sv = sub.add_parser("serve", help="the table web app: photograph, check and record hands, keep the score")

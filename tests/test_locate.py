@@ -1,4 +1,4 @@
-"""The tile-region stages of vision.locate, each alone: decoding, suppression, the two proposers."""
+"""The tile-region stages of vision.locate, each alone: decoding, suppression, the proposer, the box refiner."""
 
 import json
 import os
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from mjcam.vision.classify import ModelError
-from mjcam.vision.locate import (DEFAULT_DETECTOR, BoxRefiner, ContourProposer, LearnedProposer, decode, fit,
-                           letterbox_photo, refine_window, suppress)
+from mjcam.vision.locate import (DEFAULT_DETECTOR, BoxRefiner, LearnedProposer, decode, fit, letterbox_photo,
+                                 refine_window, suppress)
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
 
@@ -74,28 +74,6 @@ def test_learned_proposer_missing_or_wrong_model(tmp_path):
 
     with pytest.raises(ModelError, match="no tile detector metadata"):
         LearnedProposer(DEFAULT_MODEL).session
-
-
-def _tiles_on_felt():
-    """Five light tile faces on green felt, two of them touching."""
-    img = np.zeros((300, 500, 3), np.uint8)
-    img[:] = (40, 120, 60)
-    boxes = [(40, 100, 85, 160), (85, 100, 130, 160), (180, 100, 225, 160), (280, 100, 325, 160),
-             (380, 90, 440, 135)]
-    for x1, y1, x2, y2 in boxes:
-        img[y1:y2, x1:x2] = (235, 232, 220)
-        img[y1 + 15:y1 + 25, x1 + 10:x2 - 10] = (30, 30, 30)  # some ink
-    return img, boxes
-
-
-def test_contour_proposer_finds_light_faces_and_splits_touching_ones():
-    from datasets.crops import iou
-
-    img, boxes = _tiles_on_felt()
-    props = ContourProposer()(img)
-    assert all(p.source == "contour" for p in props)
-    for b in boxes:
-        assert max(iou(b, p.box) for p in props) > 0.6, b
 
 
 def test_learned_proposer_on_a_sample_photo_finds_its_tiles():

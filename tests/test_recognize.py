@@ -536,18 +536,6 @@ def test_contract_entry_point_from_vision():
     assert rec.to_json()["hand"] == recognize(HONOURS).hand
 
 
-def test_thorough_mode_adds_the_opencv_regions(capsys):
-    from mjcam.vision.locate import ContourProposer, LearnedProposer
-    from mjcam.vision.pipeline import default_recognizer
-
-    r = default_recognizer(thorough=True)
-    assert [type(p) for p in r.proposers] == [LearnedProposer, ContourProposer] and r.contour_min_conf >= 0.9
-    assert default_recognizer() is not r and default_recognizer(thorough=True) is r
-    assert main(["recognize", PUNGS, "--json", "--thorough"]) == 0
-    d = json.loads(capsys.readouterr().out)
-    assert [t["code"] for t in d["tiles"]] == "6s 6s 6s 8m 8m 8m 7p 7p 7p Gd Gd Gd Rd Rd".split()
-
-
 @pytest.mark.parametrize("name", ["hand-honours.jpg", "hand-pungs.jpg", "hand-bonus.jpg"])
 def test_sample_tiles_are_found_where_labelled_and_read_right(name):
     from datasets.crops import iou

@@ -1,18 +1,12 @@
 """Tile regions: where the tiles are in a photo.
 
-Two proposal stages, each a small class with a typed output that runs alone:
-
-- :class:`LearnedProposer` — a small fully convolutional network (``models/tile_detector.onnx``,
-  trained by ``models/detector.py``) that marks every tile's centre on a heat map and regresses
-  its box size (CenterNet-style, one class: "a tile, any tile, face up or down").
-- :class:`ContourProposer` — plain OpenCV: light, tile-shaped regions of several threshold and
-  edge maps, blobs of touching tiles cut into tile-shaped pieces. Many more regions than tiles;
-  used to fill the detector's gaps in ``--thorough`` mode and measured on its own (model card).
-
-:class:`BoxRefiner` (``models/box_refiner.onnx``, trained by ``models/refiner.py``) then redraws each
-of the detector's boxes from a window around it. Proposals are generous; :func:`suppress`
-(OpenCV's ``cv2.dnn.NMSBoxes``) removes duplicates, and the classifier's ``not-a-tile`` class
-prunes what is left.
+:class:`LearnedProposer`, a small fully convolutional network (``models/tile_detector.onnx``,
+trained by ``models/detector.py``), marks every tile's centre on a heat map and regresses its box
+size (CenterNet-style, one class: "a tile, any tile, face up or down"). :class:`BoxRefiner`
+(``models/box_refiner.onnx``, trained by ``models/refiner.py``) then redraws each of the
+detector's boxes from a window around it. Proposals are generous; :func:`suppress` (OpenCV's
+``cv2.dnn.NMSBoxes``) removes duplicates, and the classifier's ``not-a-tile`` class prunes what is
+left.
 """
 
 from __future__ import annotations
@@ -24,7 +18,7 @@ import numpy as np
 
 from mjcam.models import registry
 
-from .preprocess import shrink, to_tensor
+from .preprocess import to_tensor
 from .session import ModelError, OnnxStage
 
 DEFAULT_DETECTOR = registry.path("detector")
@@ -35,7 +29,7 @@ WORK_SIDE = 1600  # photos are located on a copy whose long side is at most this
 class Proposal:
     box: tuple[float, float, float, float]  # x1 y1 x2 y2 in the pixels of the image given
     score: float
-    source: str  # "learned" or "contour"
+    source: str  # "learned" (the detector) or "gap" (a hole in a row or grid, vision.pipeline)
 
 
 def fit(h: int, w: int, side: int, multiple: int = 32) -> tuple[float, int, int]:
@@ -272,60 +266,3 @@ class BoxRefiner(OnnxStage):
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         return boxes
-
-
-class ContourProposer:
-    """``proposer(image)`` -> tile-shaped regions found with OpenCV alone.
-
-    Tile faces are lighter and less coloured than felt, wood and racks, and touching tiles are
-    parted by dark seams. Several binary maps are made — adaptive thresholds of the value
-    channel at two scales and two offsets, Otsu's threshold, and the regions enclosed by Canny
-    edges — and every contour that mostly fills its bounding box and has a plausible size is
-    proposed, together with cuts of wide or tall blobs into tile-shaped pieces (a standing tile
-    is about 3:4). Near-identical proposals are merged. Generous by design: on the HK valid
-    photos about 500 proposals a photo hold 88 % of the tiles at IoU 0.5, and the classifier has
-    to reject the rest (see the model card for what that gives end to end).
-    """
-
-    def __init__(self, min_area: float = 0.0004, max_area: float = 0.3, side: int = 960):
-        self.min_area, self.max_area, self.side = min_area, max_area, side
-
-    @staticmethod
-    def masks(image: np.ndarray) -> list[np.ndarray]:
-        hsv = cv2.cvtColor(image, cv2.COLOR_RGB2HSV)
-        v, pale = hsv[..., 2], (hsv[..., 1] < 90).astype(np.uint8) * 255
-        n = min(image.shape[:2])
-        out = []
-        for block in (max(3, n // 8 | 1), max(3, n // 16 | 1)):
-            for c in (-8, -3):
-                out.append(cv2.adaptiveThreshold(v, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, c) & pale)
-        out.append(cv2.threshold(v, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1] & pale)
-        edges = cv2.Canny(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), 40, 120)
-        out.append(255 - cv2.dilate(edges, np.ones((3, 3), np.uint8)))
-        return out
-
-    def __call__(self, image: np.ndarray) -> list[Proposal]:
-        h, w = image.shape[:2]
-        s = min(1.0, self.side / max(h, w))
-        small = shrink(image, self.side)
-        area_img = small.shape[0] * small.shape[1]
-        boxes, scores = [], []
-        for mask in self.masks(small):
-            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-            contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-            for c in contours:
-                x, y, bw, bh = cv2.boundingRect(c)
-                area = cv2.contourArea(c)
-                if not (self.min_area * area_img <= area <= self.max_area * area_img) or area < 0.5 * bw * bh:
-                    continue
-                boxes.append((x, y, x + bw, y + bh))
-                scores.append(0.3)
-                for n, across in ((round(bw / (0.75 * bh)), True), (round(bh / (0.75 * bw)), False)):
-                    if not 2 <= n <= 20:
-                        continue
-                    for k in range(n):
-                        boxes.append((x + bw * k / n, y, x + bw * (k + 1) / n, y + bh) if across else
-                                     (x, y + bh * k / n, x + bw, y + bh * (k + 1) / n))
-                        scores.append(0.25)
-        keep = suppress(boxes, scores, iou=0.8)
-        return [Proposal(tuple(float(v) / s for v in boxes[k]), scores[k], "contour") for k in keep]

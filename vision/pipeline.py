@@ -5,7 +5,7 @@
 []
 
 Each stage is a small class of its own (:class:`vision.locate.LearnedProposer`,
-:class:`vision.locate.ContourProposer`, :class:`vision.locate.BoxRefiner`,
+:class:`vision.locate.BoxRefiner`,
 :class:`vision.classify.TileClassifier`,
 :class:`vision.group.MeldGrouper`); :class:`Recognizer` strings them together and holds the
 models, so a process that reads many photos loads them once.
@@ -25,7 +25,7 @@ from .group import MeldGrouper, TileObs, hand_and_strays, reading_order, row_fra
 from .io import load_photo
 from .labels import BACK, NOT_A_TILE
 from .light import balanced, brightened
-from .locate import WORK_SIDE, BoxRefiner, ContourProposer, LearnedProposer, Proposal, suppress
+from .locate import WORK_SIDE, BoxRefiner, LearnedProposer, Proposal, suppress
 from .preprocess import SIDEWAYS_RATIO, shrink
 from .up import UpProbe
 
@@ -567,8 +567,7 @@ class Recognizer:
     (``True``: the shipped one; ``None`` or ``False``: the photo's own order)."""
 
     def __init__(self, classifier: TileClassifier | None = None, proposers=None, work_side: int = WORK_SIDE,
-                 low_confidence: float = LOW_CONFIDENCE, contour_min_conf: float = 0.0, contour_max_not: float = 1.0,
-                 refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True,
+                 low_confidence: float = LOW_CONFIDENCE, refiner: BoxRefiner | None | bool = True, fill_gaps: bool = True,
                  drop_straddlers: bool = True, fill_grid: bool = True, unstretch: bool = True,
                  brighten: bool = True, balance: bool = True, up: UpProbe | None | bool = True):
         self.classifier = classifier or TileClassifier()
@@ -585,7 +584,6 @@ class Recognizer:
         self.work_side = work_side
         self.grouper = MeldGrouper(low_confidence)
         self.low_confidence = low_confidence
-        self.contour_min_conf, self.contour_max_not = contour_min_conf, contour_max_not
 
     def _reading(self, p: np.ndarray) -> tuple[int, float, list[tuple[str, float]], float]:
         """A crop's class probabilities as ``read`` keeps them: the likeliest tile (class index and
@@ -708,8 +706,6 @@ class Recognizer:
             best, conf, alts, p_not = self._reading(p)
             if p_not >= SURE_NOT_A_TILE or (p_not >= DROP_NOT_A_TILE and prop.score < SURE_TILE):
                 continue
-            if prop.source == "contour" and (p_not >= self.contour_max_not or conf < self.contour_min_conf):
-                continue  # an OpenCV region is a tile only when the classifier is sure of it
             kept.append((prop, best, conf, alts, p_not))
         # duplicates left after classification: keep the likelier tile
         keep = suppress([k[0].box for k in kept], [k[0].score * k[2] for k in kept], iou=DUPLICATE_IOU,
@@ -717,9 +713,6 @@ class Recognizer:
         kept = [kept[k] for k in keep]
         if self.drop_straddlers:
             kept = [kept[k] for k in straddlers_out([k[0].box for k in kept], [k[0].score * k[2] for k in kept])]
-        # OpenCV regions only fill gaps: one whose centre lies on a tile the detector found is that tile again
-        learned = [k[0].box for k in kept if k[0].source != "contour"]
-        kept = [k for k in kept if k[0].source != "contour" or not any(_inside(_centre(k[0].box), b) for b in learned)]
         if self.fill_gaps:
             kept += self._read_gaps(image, [k[0].box for k in kept])
         # a face-down tile that is only the table seen between two melds
@@ -782,27 +775,21 @@ class Recognizer:
                            tops=TOPS.get((wide, down)), winning_guessed=guess.winning_guessed)
 
 
-_defaults: dict[bool, Recognizer] = {}
+_default: list[Recognizer] = []
 _lock = threading.Lock()
-THOROUGH_MIN_CONF, THOROUGH_MAX_NOT = 0.95, 0.05
 
 
-def default_recognizer(thorough: bool = False) -> Recognizer:
-    """The process-wide recognizer of the shipped models. ``thorough`` adds the OpenCV regions
-    where the detector found nothing and the classifier is sure (about 2x slower; on the valid
-    photos tile accuracy 86.2 % instead of 85.5 %, but single-row hands read exactly 40 % instead
-    of 51 %)."""
+def default_recognizer() -> Recognizer:
+    """The process-wide recognizer of the shipped models, made on first use."""
     with _lock:
-        if thorough not in _defaults:
-            _defaults[thorough] = Recognizer(
-                proposers=[LearnedProposer(), ContourProposer()], contour_min_conf=THOROUGH_MIN_CONF,
-                contour_max_not=THOROUGH_MAX_NOT) if thorough else Recognizer()
-        return _defaults[thorough]
+        if not _default:
+            _default.append(Recognizer())
+        return _default[0]
 
 
-def recognize(photo, thorough: bool = False) -> Recognition:
+def recognize(photo) -> Recognition:
     """Read the hand in a photo (a path, or an RGB array): the content of ``mjcam recognize --json``."""
-    r = default_recognizer(thorough)
+    r = default_recognizer()
     if isinstance(photo, np.ndarray):
         return r.read(photo)
     return r(str(photo))
