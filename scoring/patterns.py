@@ -959,11 +959,14 @@ def _big_winds(f: Features) -> bool:
 
 # ---------------------------------------------------------------- what a pattern implies
 
-# A: {B: k}: every reading that has A also has B, at least k times (B counted on the readings B is
-# defined on: all_honours implies all_pungs on a hand of sets, not on seven pairs). The table is
-# checked against the predicates in the tests (tests/test_scoring_pairs.py walks each pattern's
-# hands and looks for a counterexample to every pair), so it is what the predicates imply, not a
-# reading of the seeds. What a preset does with an implied pair is decided in ``rules``.
+# A: {B: k}: every reading that has A also has B (B counted on the readings B is defined on:
+# all_honours implies all_pungs on a hand of sets, not on seven pairs). k, for a pattern counted
+# once per set, is how many of B's instances A's own sets account for: Little Three Dragons holds
+# two Honor Tiles pungs, and a third (the seat wind's) is not part of it; 0 means all of them (every
+# pung of an All Honours hand is part of it). The table is checked against the predicates in the
+# tests (tests/test_scoring_pairs.py walks each pattern's hands and looks for a counterexample to
+# every pair, and for the least count of B), so it is what the predicates imply, not a reading of
+# the seeds. What a preset does with an implied pair is decided in ``rules``.
 IMPLIES: dict[str, dict[str, int]] = {
     "all_flowers": {"seat_flower": 1},
     "all_seasons": {"seat_season": 1},
@@ -990,32 +993,32 @@ IMPLIES: dict[str, dict[str, int]] = {
     "full_flush": {"no_honours": 1},
     "all_simples": {"no_honours": 1},
     "all_terminals": {"all_pungs": 1, "no_honours": 1, "outside_hand": 1, "pure_outside": 1,
-                      "terminal_pungs": 1, "three_numbers": 1, "two_numbers": 1},
-    "all_honours": {"all_pungs": 1, "outside_hand": 1, "three_numbers": 1, "two_numbers": 1, "honour_pung": 1},
+                      "terminal_pungs": 0, "three_numbers": 1, "two_numbers": 1},
+    "all_honours": {"all_pungs": 1, "outside_hand": 1, "three_numbers": 1, "two_numbers": 1, "honour_pung": 0},
     "mixed_terminals": {"all_pungs": 1, "outside_hand": 1, "three_numbers": 1},
     "pure_outside": {"outside_hand": 1, "no_honours": 1},
-    "jade_dragon": {"all_pungs": 1, "half_flush": 1, "dragon_pung": 1},
-    "ruby_dragon": {"all_pungs": 1, "half_flush": 1, "dragon_pung": 1},
-    "pearl_dragon": {"all_pungs": 1, "half_flush": 1, "dragon_pung": 1},
-    "big_three_dragons": {"dragon_pung": 3, "honour_pung": 3},
-    "little_three_dragons": {"dragon_pung": 2, "honour_pung": 2},
-    "big_four_winds": {"all_pungs": 1, "three_winds": 1, "seat_wind": 1, "round_wind": 1, "honour_pung": 1,
+    "jade_dragon": {"all_pungs": 1, "half_flush": 1, "dragon_pung": 0},
+    "ruby_dragon": {"all_pungs": 1, "half_flush": 1, "dragon_pung": 0},
+    "pearl_dragon": {"all_pungs": 1, "half_flush": 1, "dragon_pung": 0},
+    "big_three_dragons": {"dragon_pung": 0, "honour_pung": 3},
+    "little_three_dragons": {"dragon_pung": 0, "honour_pung": 2},
+    "big_four_winds": {"all_pungs": 1, "three_winds": 1, "seat_wind": 1, "round_wind": 1, "honour_pung": 0,
                        "three_numbers": 1, "two_numbers": 1},
     "little_four_winds": {"three_winds": 1, "a_tail": 1},
-    "pure_straight": {"terminal_chows": 1},
-    "two_dragon_suits": {"pure_straight": 1, "pure_double_chow": 1, "terminal_chows": 1},
-    "pure_triple_chow": {"pure_double_chow": 1},
-    "four_identical_chows": {"pure_triple_chow": 1, "pure_double_chow": 1, "all_chows": 1},
-    "two_pure_double_chows": {"pure_double_chow": 2},
-    "double_lao_shao": {"terminal_chows": 2, "all_chows": 1},
-    "four_in_four": {"pure_double_chow": 1},
+    "pure_straight": {"terminal_chows": 0},
+    "two_dragon_suits": {"pure_straight": 1, "pure_double_chow": 0, "terminal_chows": 0},
+    "pure_triple_chow": {"pure_double_chow": 0},
+    "four_identical_chows": {"pure_triple_chow": 1, "pure_double_chow": 0, "all_chows": 1},
+    "two_pure_double_chows": {"pure_double_chow": 0},
+    "double_lao_shao": {"terminal_chows": 0, "all_chows": 1},
+    "four_in_four": {"pure_double_chow": 0},
     "all_linked": {"no_honours": 1},
     "all_linked_three_numbers": {"all_chows": 1, "all_linked": 1, "three_numbers": 1, "no_honours": 1,
-                                 "pure_double_chow": 1},
+                                 "pure_double_chow": 0},
     "all_contain_one": {"all_linked_three_numbers": 1, "all_linked": 1, "three_numbers": 1, "all_chows": 1,
-                        "pure_outside": 1, "outside_hand": 1, "no_honours": 1, "pure_double_chow": 1},
+                        "pure_outside": 1, "outside_hand": 1, "no_honours": 1, "pure_double_chow": 0},
     "all_contain_nine": {"all_linked_three_numbers": 1, "all_linked": 1, "three_numbers": 1, "all_chows": 1,
-                         "pure_outside": 1, "outside_hand": 1, "no_honours": 1, "pure_double_chow": 1},
+                         "pure_outside": 1, "outside_hand": 1, "no_honours": 1, "pure_double_chow": 0},
     "special_eye_pungs": {"all_pungs": 1, "special_eyes": 1, "no_honours": 1, "three_numbers": 1},
     "two_numbers": {"all_pungs": 1, "three_numbers": 1},
     "four_revealed_pungs": {"all_pungs": 1, "wait": 1},

@@ -151,12 +151,12 @@ class RulePreset:
                     continue
                 if b in self.stacks.get(a, {}):
                     out.append((a, b, k, False, f"implied, scored on top all the same: {self.stacks[a][b]}"))
-                elif self.worth(a) > self.worth(b, k):
+                elif self.worth(a) > self.worth(b, k or 1):
                     out.append((a, b, k, True, f"implied, and worth more ({_fmt(self.worth(a))} > "
-                                               f"{_fmt(self.worth(b, k))}): included"))
+                                               f"{_fmt(self.worth(b, k or 1))}): included"))
                 else:
                     out.append((a, b, k, False, f"implied, but worth no more ({_fmt(self.worth(a))} <= "
-                                                f"{_fmt(self.worth(b, k))}): scored on top"))
+                                                f"{_fmt(self.worth(b, k or 1))}): scored on top"))
         for a, victims in self.suppresses.items():
             if a not in active:
                 continue
