@@ -54,7 +54,7 @@ def photos(data: str, which: str) -> list:
 def label_hand(label) -> str | None:
     """The labelled tiles grouped as the recogniser groups read tiles (all sure): the hand in notation."""
     from mjcam.vision.group import MeldGrouper, TileObs, hand_and_strays
-    from mjcam.vision.pipeline import orientations
+    from mjcam.vision.layout import orientations
 
     tiles = label.tiles()
     boxes, codes = [t[0] for t in tiles], [t[1][0] for t in tiles]

@@ -11,8 +11,9 @@ import pytest
 
 from mjcam.cli import main
 from mjcam.vision.io import load_photo
-from mjcam.vision.pipeline import (GAP_SCORE, Recognition, Recognizer, TileRead, default_recognizer, grid_gaps, holes,
-                             orientations, recognize, row_gaps, straddlers_out, stretches)
+from mjcam.vision.layout import grid_gaps, holes, orientations, row_gaps, straddlers_out
+from mjcam.vision.pipeline import GAP_SCORE, Recognition, Recognizer, TileRead, default_recognizer, recognize
+from mjcam.vision.stretch import stretches
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
 HONOURS = os.path.join(SAMPLES, "hand-honours.jpg")
@@ -368,12 +369,12 @@ def test_a_hand_photographed_from_another_seat_is_grouped_as_its_player_sees_it(
 
 
 def test_tiles_named_in_notes_follow_the_tiles_into_the_photos_order():
-    from mjcam.vision.pipeline import TileRead, _reordered
+    from mjcam.vision.layout import reordered
 
     tiles = [TileRead(c, 0.9, (0, 0, 1, 1), []) for c in ("1m", "2m", "3m", "E")]
     groups = [{"tiles": [0, 1, 2], "melded": False, "kind": "chow"}, {"tiles": [3], "melded": False, "kind": "single"}]
     notes = ["tile 4 read as E (not S) to make a winning hand", "tiles 1 and 3 both read F1: a set has one; check them"]
-    t, g, flagged, winning, n = _reordered([3, 2, 1, 0], tiles, groups, [0, 3], 3, notes)
+    t, g, flagged, winning, n = reordered([3, 2, 1, 0], tiles, groups, [0, 3], 3, notes)
     assert [x.code for x in t] == ["E", "3m", "2m", "1m"] and winning == 0 and flagged == [0, 3]
     assert g == [{"tiles": [0], "melded": False, "kind": "single"}, {"tiles": [1, 2, 3], "melded": False, "kind": "chow"}]
     assert [x.group for x in t] == [0, 1, 1, 1]
@@ -382,7 +383,7 @@ def test_tiles_named_in_notes_follow_the_tiles_into_the_photos_order():
 
 def test_the_which_way_up_probe_reads_the_sample_tiles_both_ways_up():
     from mjcam.vision.io import load_image
-    from mjcam.vision.pipeline import UP_MARGIN
+    from mjcam.vision.layout import UP_MARGIN
     from mjcam.vision.up import UpProbe
 
     probe = UpProbe()
@@ -603,7 +604,7 @@ def test_a_weak_lean_over_many_tiles_leaves_the_photo_as_it_is():
     """A tile set the which-way-up probe never saw: each tile leans a little one way (under
     ``UP_MEAN``), the sum passes ``UP_MARGIN``: undecided, the hand grouped as the photo shows it."""
     from mjcam.vision.io import load_image
-    from mjcam.vision.pipeline import UP_MARGIN, UP_MEAN, Recognizer
+    from mjcam.vision.layout import UP_MARGIN, UP_MEAN
 
     class Leaning:
         def __init__(self, per_tile):

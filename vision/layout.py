@@ -1,0 +1,394 @@
+"""Where the tiles lie: the geometry of the tiles read in a photo, boxes and codes alone (an image
+only where a box's surroundings are looked at).
+
+- Orientation and frame: which tiles lie sideways and whether the rows run down the photo
+  (:func:`orientations`), whether the hand stands upside down (:func:`up_decision`), the map into
+  the frame the hand is read in, as its player sees it (:func:`hand_frame`), and back to the
+  photo's reading order (:func:`photo_order`, :func:`reordered`).
+- Holes: the places in a row or a grid where a tile seems to be missing (:func:`row_gaps`,
+  :func:`grid_gaps`, :func:`holes`), which the recogniser reads again.
+- Boxes that are no tile: a box drawn across two touching tiles (:func:`straddlers_out`), and
+  the table seen between two melds read as a face-down tile (:func:`shows_table`).
+
+Boxes are ``(x1, y1, x2, y2)`` in the pixels of the copy of the photo being read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from .group import TileObs, reading_order, row_frame
+from .labels import BACK
+from .preprocess import SIDEWAYS_RATIO
+
+Box = tuple[float, float, float, float]
+
+GAP_MIN, GAP_MAX = 0.75, 1.4  # a gap in a row this many tile widths wide may hold a tile the detector missed
+#: a box read ``back`` whose middle is within this RGB distance of the table just above it and
+#: just below it shows table (a gap between melds), not a face-down tile: :func:`shows_table`
+TABLE_LIKE = 30.0
+STRADDLE = 0.7  # a box this close (in steps) to two likelier tiles on either side lies across them
+ROWS_ACROSS = 0.8  # a tile's nearest neighbour across this much nearer than its nearest one down: rows run across
+
+
+def _centre(box) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def _inside(point, box, margin: float = 0.1) -> bool:
+    mx, my = (box[2] - box[0]) * margin, (box[3] - box[1]) * margin
+    return box[0] - mx <= point[0] <= box[2] + mx and box[1] - my <= point[1] <= box[3] + my
+
+
+def _rows_run_down(boxes: list[Box]) -> bool | None:
+    """Whether the tiles' rows run down the photo rather than across it, judged by how near each
+    tile's nearest neighbour more across than down lies against its nearest neighbour more down
+    than across (tiles in a row touch side by side; the next row lies further off): the median
+    ratio under 0.8 says across, over 1.25 down. None for fewer than three tiles or a ratio
+    between (a tray seen from above, its tiles about as far apart both ways). (The boxes' shape
+    alone misleads in a row photographed at a steep slant: the upright boxes around its turned
+    tiles come out wider than tall.)"""
+    if len(boxes) < 3:
+        return None
+    c = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes], np.float64)
+    dx, dy = np.abs(c[:, None, 0] - c[None, :, 0]), np.abs(c[:, None, 1] - c[None, :, 1])
+    d = np.hypot(dx, dy)
+    np.fill_diagonal(d, np.inf)
+    across = np.where(dx >= dy, d, np.inf).min(axis=1)
+    down = np.where(dy > dx, d, np.inf).min(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = float(np.median(across / down))  # (no neighbour one way: 0 or inf)
+    if ratio < ROWS_ACROSS:
+        return False
+    if ratio > 1 / ROWS_ACROSS:
+        return True
+    return None
+
+
+def orientations(boxes: list[Box], codes: list[str]) -> tuple[list[str], bool]:
+    """Each tile's orientation, and whether the rows run down the photo (a photo turned a quarter):
+    where the tiles' nearest neighbours lie (:func:`_rows_run_down`), else the shape of most boxes.
+
+    Most tiles of a hand stand; the tiles whose boxes are turned against the majority lie sideways.
+    """
+    wide = _rows_run_down(boxes)
+    if wide is None:
+        aspects = [(b[2] - b[0]) / max(1e-6, b[3] - b[1]) for b, c in zip(boxes, codes) if c != BACK]
+        wide = bool(aspects) and float(np.median(aspects)) > 1.0
+    out = []
+    for b, c in zip(boxes, codes):
+        r = (b[2] - b[0]) / max(1e-6, b[3] - b[1])
+        if c == BACK:
+            out.append("face-down")
+        elif (r < 1 / SIDEWAYS_RATIO) if wide else (r > SIDEWAYS_RATIO):
+            out.append("sideways")
+        else:
+            out.append("upright")
+    return out, wide
+
+
+#: A hand's standing tiles read by the which-way-up probe (vision.up): where their summed log-odds
+#: pass UP_MARGIN either way and their mean passes UP_MEAN the same way, the hand is read as its
+#: player sees it; otherwise as the photo shows it. (On tile sets it never saw a tile tells the
+#: probe little, and a sum over many such tiles can pass the margin by the set's own bias: the
+#: tile_up card, "Unseen tile sets".)
+UP_MARGIN = 6.0
+UP_MEAN = 1.0
+UP_MIN_TILES = 3
+
+
+def up_decision(odds: float, n: int) -> bool | None:
+    """Whether ``n`` standing tiles with summed down log-odds ``odds`` stand upside down (True),
+    upright (False) or cannot be told (None).
+
+    >>> up_decision(9.0, 35), up_decision(-25.6, 16), up_decision(12.0, 10), up_decision(5.0, 3)
+    (None, False, True, None)
+    """
+    if n < UP_MIN_TILES or abs(odds) <= UP_MARGIN or abs(odds) / n <= UP_MEAN:
+        return None
+    return odds > 0
+
+
+def hand_frame(wide: bool, down: bool | None):
+    """The map from a box in the photo to the frame the hand is read in — its rows across, read
+    left to right, as its player sees it — given whether the rows run down the photo (``wide``)
+    and whether the standing tiles, cut as the classifier cuts them (a wide box turned a quarter
+    clockwise), stand upside down (``down``; None: not known).
+
+    >>> [hand_frame(w, d)((1, 2, 3, 4)) for w, d in ((False, False), (False, True), (True, None))]
+    [(1, 2, 3, 4), (-3, -4, -1, -2), (2, 1, 4, 3)]
+    >>> hand_frame(True, False)((1, 2, 3, 4)), hand_frame(True, True)((1, 2, 3, 4))
+    ((-4, 1, -2, 3), (2, -3, 4, -1))
+    """
+    if not wide:
+        return (lambda b: (-b[2], -b[3], -b[0], -b[1])) if down else (lambda b: tuple(b))
+    if down is None:  # rows down the photo, which end is the hand's first not known: top to bottom
+        return lambda b: (b[1], b[0], b[3], b[2])
+    if down:  # the tiles' tops to the right: the photo turned a quarter clockwise from the player's view
+        return lambda b: (b[1], -b[2], b[3], -b[0])
+    return lambda b: (-b[3], b[0], -b[1], b[2])  # tops to the left: turned counter-clockwise
+
+
+def photo_order(boxes: list[Box], wide: bool, hand: int) -> list[int]:
+    """The positions of tiles grouped as their player sees them (the first ``hand`` the hand's,
+    the rest strays) in the photo's reading order, which ``mjcam recognize`` lists them in: the
+    hand's tiles, then the strays, each in rows top to bottom, each row left to right (rows down
+    the photo read as :func:`hand_frame` reads them when which way up is not known).
+
+    >>> photo_order([(40, 0, 50, 10), (20, 0, 30, 10), (0, 0, 10, 10), (0, 40, 10, 50)], False, 3)
+    [2, 1, 0, 3]
+    """
+    frame = hand_frame(wide, None)
+    out: list[int] = []
+    for part in (list(range(hand)), list(range(hand, len(boxes)))):
+        rows = reading_order([TileObs(frame(boxes[p]), "") for p in part])
+        out += [part[i] for r in rows for i in r]
+    return out
+
+
+def reordered(order: list[int], tiles: list, groups: list[dict], flagged: list[int], winning: int | None,
+               notes: list[str]):
+    """Tiles, groups, flagged tiles, the winning tile and notes naming tiles by number, with the
+    tiles put in ``order`` (positions of the old list); groups follow their first tile, strays last."""
+    new = {p: k for k, p in enumerate(order)}
+    tiles = [tiles[p] for p in order]
+    groups = [dict(g, tiles=sorted(new[p] for p in g["tiles"])) for g in groups]
+    groups.sort(key=lambda g: (g["kind"] == "stray", min(g["tiles"], default=0)))
+    for gi, g in enumerate(groups):
+        for p in g["tiles"]:
+            tiles[p].group = gi
+
+    def number(m) -> str:
+        return str(new[int(m.group(0)) - 1] + 1)
+
+    notes = [re.sub(r"(?<=\btile )\d+|(?<=\btiles )\d+|(?<= and )\d+", number, n) for n in notes]
+    return tiles, groups, sorted(new[p] for p in flagged), None if winning is None else new[winning], notes
+
+
+TOPS = {(False, False): "up", (False, True): "down", (True, False): "left", (True, True): "right"}
+FRAME_NOTES = {
+    (False, True): "the tiles stand upside down (photographed from across the table): grouped as their player "
+                   "sees them, right to left",
+    (True, None): "the rows run down the photo: read top to bottom",
+    (True, True): "the rows run down the photo, the tiles' tops to the right: grouped as their player sees them, "
+                  "top to bottom",
+    (True, False): "the rows run down the photo, the tiles' tops to the left: grouped as their player sees them, "
+                   "bottom to top",
+}
+
+
+def straddlers_out(boxes: list[Box], scores: list[float]) -> list[int]:
+    """Indices to keep once boxes drawn across the line between two touching tiles are taken out.
+    Such a box overlaps each tile by less than duplicate removal looks for and reads as a second
+    copy of one; its centre lies about half a step from each, on opposite sides, where a real
+    tile's neighbours are a whole step away (the step: the median distance from a tile's centre
+    to its nearest neighbour's, so the test holds in slanted rows too). It goes when both those
+    tiles are likelier.
+
+    >>> row = [(31 * i, 0, 31 * i + 30, 40) for i in range(6)]
+    >>> straddlers_out(row + [(46, 0, 76, 40)], [0.9] * 6 + [0.3])  # across tiles 1 and 2
+    [0, 1, 2, 3, 4, 5]
+    """
+    n = len(boxes)
+    if n < 3:
+        return list(range(n))
+    c = np.array([_centre(b) for b in boxes])
+    d = np.hypot(c[:, None, 0] - c[None, :, 0], c[:, None, 1] - c[None, :, 1])
+    np.fill_diagonal(d, np.inf)
+    step = float(np.median(d.min(axis=1)))
+    out = []
+    for i in range(n):
+        near = [j for j in range(n) if d[i, j] < STRADDLE * step and scores[j] > scores[i]]
+        if not any(float(np.dot(c[a] - c[i], c[b] - c[i])) < 0 for a in near for b in near):
+            out.append(i)
+    return out
+
+
+def _rows_across(boxes) -> bool:
+    """Whether rows of upright tiles run across the photo: three or more tiles stand upright and
+    they are at least half of all."""
+    upright = sum(b[2] - b[0] < b[3] - b[1] for b in boxes)
+    return upright >= 3 and upright * 2 >= len(boxes)
+
+
+def row_gaps(boxes: list[Box]) -> list[Box]:
+    """Boxes for the tiles a row seems to be missing: wherever two neighbours in a row of three or
+    more upright tiles of the row's width stand apart by about one tile's width (0.75 to 1.4 of
+    the row's median), the gap itself as a box, as tall as its neighbours. A tile the detector
+    passed over (a bare white dragon is a blank ivory face) leaves such a hole; the gap between
+    two melds set apart can look the same, which is why the classifier must be sure before one
+    is kept.
+
+    >>> row_gaps([(0, 0, 30, 40), (31, 0, 61, 40), (92, 0, 122, 40), (123, 0, 153, 40)])
+    [(61.0, 0.0, 92.0, 40.0)]
+    """
+    if not _rows_across(boxes):
+        return []  # rows are found across the photo; a photo turned a quarter is left alone
+    out = []
+    for row in reading_order([TileObs(tuple(b), "") for b in boxes]):
+        tiles = [boxes[i] for i in row]
+        widths = [b[2] - b[0] for b in tiles if b[2] - b[0] < b[3] - b[1]]
+        if len(widths) < 3:
+            continue
+        w = float(np.median(widths))
+        for a, b in zip(tiles, tiles[1:]):
+            gap = b[0] - a[2]
+            # a neighbour narrower or wider than the row's tiles is a box drawn badly, not a hole
+            sound = all(0.8 * w <= t[2] - t[0] <= 1.25 * w for t in (a, b))
+            if sound and GAP_MIN * w <= gap <= GAP_MAX * w:
+                box = (float(a[2]), float(min(a[1], b[1])), float(b[0]), float(max(a[3], b[3])))
+                if not any(_inside(_centre(box), t, 0.0) for t in boxes):
+                    out.append(box)
+    return out
+
+
+def grid_gaps(boxes: list[Box]) -> list[Box]:
+    """Boxes for the cells a grid of tiles seems to be missing, beyond what :func:`row_gaps` finds:
+    a hole one to three places long inside a row, measured along the row's slant (a pung of bare
+    white dragons leaves one three long), and the places at a row's end up to where the row above
+    or below it goes on, when the two rows keep the same step and their tiles line up (a tray of
+    tiles seen from above, a wall of two rows). A row here is three or more upright tiles standing
+    side by side (their step, the median distance between touching neighbours along the row, is
+    known); rows are followed along their slant. As with row gaps, the classifier must be sure
+    before a cell is kept.
+
+    >>> cells = grid_gaps([(x, 0, x + 30, 40) for x in (0, 30, 60, 90, 120)] +
+    ...                   [(x, 42, x + 30, 82) for x in (60, 90, 120)])
+    >>> [tuple(round(v) for v in b) for b in cells]
+    [(30, 42, 60, 82), (0, 42, 30, 82)]
+    """
+    if not _rows_across(boxes):
+        return []
+    obs = [TileObs(tuple(b), "") for b in boxes]
+    frame = row_frame(obs)
+    cos, sin = math.cos(frame[0]), math.sin(frame[0])
+    out: list[Box] = []
+    taken: list[tuple[float, float]] = []
+    for u, v, r in _grid_cells(_grid_rows(boxes, obs, frame)):
+        x, y = u * cos - v * sin, u * sin + v * cos
+        if any(math.hypot(x - p, y - q) < 0.5 * r["step"] for p, q in taken):
+            continue  # the same cell from the row above and the row below
+        box = (x - r["w"] / 2, y - r["h"] / 2, x + r["w"] / 2, y + r["h"] / 2)
+        if any(_inside((x, y), b, 0.0) for b in boxes):
+            continue
+        taken.append((x, y))
+        out.append(tuple(float(v) for v in box))
+    return out
+
+
+def _grid_rows(boxes: list[Box], obs: list[TileObs], frame) -> list[dict]:
+    """The rows of :func:`grid_gaps`, in the rows' frame (:func:`vision.group.row_frame`): each
+    with its tiles' places along it (``at``), how far down it lies, its step and its tiles' median
+    width and height."""
+    _, along, down = frame
+    rows = []
+    for row in reading_order(obs, frame):
+        ws = [boxes[i][2] - boxes[i][0] for i in row]
+        hs = [boxes[i][3] - boxes[i][1] for i in row]
+        if sum(w < h for w, h in zip(ws, hs)) < 3:
+            continue
+        w, h = float(np.median(ws)), float(np.median(hs))
+        # neighbours side by side; boxes much closer than a tile's width are one tile boxed twice
+        steps = [along[j] - along[i] for i, j in zip(row, row[1:]) if 0.5 * w <= along[j] - along[i] <= 1.3 * w]
+        if len(steps) < 2 or w <= 0:
+            continue
+        rows.append({"at": [along[i] for i in row], "down": float(np.median([down[i] for i in row])),
+                     "step": float(np.median(steps)), "w": w, "h": h})
+    return rows
+
+
+def _grid_cells(rows: list[dict]) -> list[tuple[float, float, dict]]:
+    """The missing cells of :func:`grid_gaps` in the rows' frame, ``(along, down, row)``: holes
+    inside each row, then the places at its ends up to where a neighbouring row of the same step
+    goes on."""
+    cells: list[tuple[float, float, dict]] = []
+    for r in rows:
+        s = r["step"]
+        for p, q in zip(r["at"], r["at"][1:]):
+            k = round((q - p) / s) - 1
+            if 1 <= k <= 3 and abs(q - p - (k + 1) * s) <= 0.25 * s:
+                cells += [(p + j * (q - p) / (k + 1), r["down"], r) for j in range(1, k + 1)]
+        for o in rows:
+            if o is r or not (0.8 * r["h"] <= abs(o["down"] - r["down"]) <= 1.6 * r["h"]) \
+                    or abs(o["step"] - s) > 0.15 * s:
+                continue
+            for end, beyond, sign in ((r["at"][0], min(o["at"]), -1), (r["at"][-1], max(o["at"]), 1)):
+                k = round((beyond - end) * sign / s)
+                if 1 <= k <= 3 and abs((beyond - end) * sign - k * s) <= 0.25 * s:
+                    cells += [(end + sign * j * s, r["down"], r) for j in range(1, k + 1)]
+    return cells
+
+def _transposed(boxes):
+    return [(b[1], b[0], b[3], b[2]) for b in boxes]
+
+
+def shows_table(image: np.ndarray, box: Box,
+                others: list[Box]) -> bool:
+    """Whether a box read as a face-down tile shows the table instead — the gap between two melds
+    set apart, plain table the colour of a tile's back: the median colour of the box's middle (the
+    middle half each way) lies within ``TABLE_LIKE`` of the median of the strip just above it and
+    of the strip just below it (a quarter of its height each, what of it lies on none of the
+    ``others`` boxes; a strip mostly on other tiles or off the photo is passed over, and where
+    neither is left the box is kept). Both, because a face-down tile seen from the player's side
+    shows its own body, in its back's colour, just below it. A face-down tile on a table of its own
+    back's colour is taken for table too: by colour the two are one.
+
+    >>> table = np.full((60, 100, 3), (150, 100, 60), np.uint8)
+    >>> shows_table(table, (40, 20, 60, 40), [])
+    True
+    >>> table[20:40, 40:60] = (30, 110, 60)  # a green back on a brown table
+    >>> shows_table(table, (40, 20, 60, 40), [])
+    False
+    >>> table[40:48, 40:60] = (30, 110, 60)  # ... with its own body seen below it
+    >>> shows_table(table, (40, 20, 60, 40), [])
+    False
+    >>> table[20:48, 40:60] = (150, 100, 60)  # table above and below: a gap
+    >>> shows_table(table, (40, 20, 60, 40), [(0, 20, 40, 40), (60, 20, 100, 40)])
+    True
+    """
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    H, W = image.shape[:2]
+    xa, xb = max(0, int(x0)), min(W, int(math.ceil(x1)))
+    mid = image[max(0, int(y0 + h / 4)):min(H, int(y1 - h / 4)), max(0, int(x0 + w / 4)):min(W, int(x1 - w / 4))]
+    if mid.size == 0 or xb <= xa:
+        return False
+    middle = np.median(mid.reshape(-1, mid.shape[-1]), axis=0)
+    looked = 0
+    for top, bottom in ((y0 - h / 4, y0), (y1, y1 + h / 4)):
+        a, b = max(0, int(top)), min(H, int(math.ceil(bottom)))
+        if b - a < 1:
+            continue
+        free = np.ones((b - a, xb - xa), bool)
+        for o in others:  # pixels on another tile are not table
+            oy0, oy1 = max(a, int(o[1])) - a, min(b, int(math.ceil(o[3]))) - a
+            ox0, ox1 = max(xa, int(o[0])) - xa, min(xb, int(math.ceil(o[2]))) - xa
+            if oy1 > oy0 and ox1 > ox0:
+                free[oy0:oy1, ox0:ox1] = False
+        if free.sum() < 0.25 * free.size:
+            continue
+        strip = image[a:b, xa:xb][free]
+        if float(np.linalg.norm(np.median(strip, axis=0).astype(np.float64) - middle)) >= TABLE_LIKE:
+            return False
+        looked += 1
+    return looked > 0
+
+
+def holes(boxes: list[Box], grid: bool = True) -> list[Box]:
+    """Row gaps (:func:`row_gaps`) and, with ``grid``, grid cells (:func:`grid_gaps`) that are
+    not the same hole again. When most tiles lie wider than tall — a photo turned a quarter, its
+    rows running down it — the layout is looked at turned (x and y swapped) and the holes turned
+    back.
+
+    >>> holes([(0, 0, 40, 30), (0, 31, 40, 61), (0, 92, 40, 122), (0, 123, 40, 153)], grid=False)
+    [(0.0, 61.0, 40.0, 92.0)]
+    """
+    turned = sum(b[2] - b[0] > b[3] - b[1] for b in boxes) * 2 > len(boxes)
+    look = _transposed(boxes) if turned else boxes
+    out = row_gaps(look)
+    if grid:  # a cell whose centre lies in a row gap is that gap again
+        out += [c for c in grid_gaps(look) if not any(_inside(_centre(c), g, 0.0) for g in out)]
+    return _transposed(out) if turned else out
