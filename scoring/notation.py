@@ -41,7 +41,8 @@ class _once:
 
 
 class NotationError(ValueError):
-    """A hand that cannot be read. ``token`` and ``position`` (1-based) say where."""
+    """A hand that cannot be read. ``token`` and ``position`` (1-based) say where: the bad token,
+    or for a fault of the whole hand (too many tiles, no winning tile) the hand as written."""
 
     def __init__(self, message: str, token: str = "", position: int = 0):
         self.token = token
@@ -161,6 +162,8 @@ def _tokenize(text: str) -> tuple[list[tuple[int, str, int, int, bool]], list[tu
         if kind in ("wind", "dragon", "bonus"):
             if kind == "bonus":
                 if open_br:
+                    if not _closes(text, pos):
+                        raise NotationError("set is not closed", open_br, open_pos)
                     raise NotationError("bonus tiles cannot be part of a set", tok, pos)
                 if win_pos:
                     raise NotationError("a bonus tile cannot be the winning tile", "+" + tok, win_pos)
@@ -171,11 +174,16 @@ def _tokenize(text: str) -> tuple[list[tuple[int, str, int, int, bool]], list[tu
             if win_pos:
                 raise NotationError("'+' must be followed by a tile", "+", win_pos)
             if open_br:
+                if not _closes(text, pos):
+                    raise NotationError("set is not closed", open_br, open_pos)
                 raise NotationError("the winning tile belongs to the concealed part, not a set", "+", pos)
             win_pos = pos
             continue
         if kind == "open":
             if open_br:
+                inner_end = next((i for i in range(pos, len(text)) if text[i] in "]}"), None)
+                if inner_end is None or not _closes(text, inner_end + 2):
+                    raise NotationError("set is not closed", open_br, open_pos)
                 raise NotationError("a set cannot open inside another set", tok, pos)
             if win_pos:
                 raise NotationError("'+' must be followed by a tile", "+", win_pos)
@@ -199,6 +207,23 @@ def _tokenize(text: str) -> tuple[list[tuple[int, str, int, int, bool]], list[tu
     return tokens, groups
 
 
+def _closes(text: str, pos: int) -> bool:
+    """Whether the next bracket at or after 1-based ``pos`` closes a set (so the set open there
+    does close; otherwise it is the unclosed set that is wrong, not what stands in it)."""
+    for ch in text[pos - 1:]:
+        if ch in "[{":
+            return False
+        if ch in "]}":
+            return True
+    return False
+
+
+def _whole(text: str) -> tuple[str, int]:
+    """The hand as written and where it starts: the token of an error about the whole hand."""
+    stripped = text.strip()
+    return stripped, (text.index(stripped[0]) + 1) if stripped else 1
+
+
 def parse_hand(text: str, *, waiting: bool = False) -> Hand:
     """Parse a hand in CONTRACT notation.
 
@@ -213,7 +238,7 @@ def parse_hand(text: str, *, waiting: bool = False) -> Hand:
     scoring.notation.NotationError: unknown tile (0m/0p/0s are not Hong Kong tiles) '0p' at position 23
     """
     if not isinstance(text, str):
-        raise NotationError("a hand must be given as text")
+        raise NotationError("a hand must be given as text, not", type(text).__name__)
     if not waiting:
         hand = _parse_plain(text)
         if hand is not None:
@@ -225,7 +250,7 @@ def _parse_full(text: str, waiting: bool) -> Hand:
     """:func:`parse_hand` token by token, with an error for anything malformed."""
     tokens, groups = _tokenize(text)
     if not tokens:
-        raise NotationError("empty hand")
+        raise NotationError("empty hand", *_whole(text))
 
     seen = [0] * 42
     for tile, tok, pos, _, _ in tokens:
@@ -257,16 +282,16 @@ def _parse_full(text: str, waiting: bool) -> Hand:
             raise NotationError("a waiting hand has no winning tile", "+" + wins[0][1], wins[0][2] - 1)
         if size != 13:
             raise NotationError(
-                f"a waiting hand has 13 tiles plus one per kong, bonus tiles aside; this one has {size + kongs}"
-            )
+                f"a waiting hand has 13 tiles plus one per kong, bonus tiles aside; this one has {size + kongs} in",
+                *_whole(text))
         return Hand(concealed, tuple(melds), bonus, None)
     if not wins and len(bonus) < 7:
-        raise NotationError("no winning tile: mark it with '+', e.g. +9p")
+        raise NotationError("no winning tile (mark it with '+', e.g. +9p) in", *_whole(text))
     expected = (13, 14) if not wins else (14,)
     if size not in expected:
         raise NotationError(
-            f"a winning hand has 14 tiles plus one per kong, bonus tiles aside; this one has {size + kongs}"
-        )
+            f"a winning hand has 14 tiles plus one per kong, bonus tiles aside; this one has {size + kongs} in",
+            *_whole(text))
     return Hand(concealed, tuple(melds), bonus, wins[0][0] if wins else None)
 
 

@@ -68,6 +68,43 @@ def test_errors_name_token_and_position(text, token, pos):
     assert f"'{token}'" in str(e.value) and f"position {pos}" in str(e.value)
 
 
+@pytest.mark.parametrize("text, token, pos", [
+    # an unclosed set is named as such, whatever stands inside it (issue 33)
+    ("[123m 456m 789m EEE 5p +5p", "[", 1),
+    ("{1111m 456m 789m EEE 5p +5p", "{", 1),
+    ("123m [456m 789m EEE F1 5p +5p", "[", 6),
+    ("[123m 456m [789m] EEE 5p +5p", "[", 1),
+    ("  {1111m [456m] 789m EEE 5p +5p", "{", 3),
+])
+def test_an_unclosed_set_is_named_even_with_a_plus_inside(text, token, pos):
+    with pytest.raises(NotationError) as e:
+        parse_hand(text)
+    assert "set is not closed" in str(e.value)
+    assert (e.value.token, e.value.position) == (token, pos)
+
+
+def test_a_plus_or_bonus_inside_a_closed_set_is_named():
+    with pytest.raises(NotationError, match="belongs to the concealed part") as e:
+        parse_hand("[123m +5p] 456m 789m EEE 5p")
+    assert (e.value.token, e.value.position) == ("+", 7)
+    with pytest.raises(NotationError, match="cannot be part of a set") as e:
+        parse_hand("[123m F1] 456m 789m EEE 5p +5p")
+    assert (e.value.token, e.value.position) == ("F1", 7)
+
+
+@pytest.mark.parametrize("text", [
+    "123m 456m 789m EEE 5p 5p", "123m 456m 789m EEE +5p", " ", "[1111m] 456m 789m EEE 5p 6p +5p",
+])
+def test_errors_about_the_whole_hand_name_it(text):
+    with pytest.raises(NotationError) as e:
+        parse_hand(text)
+    assert e.value.token == text.strip() and e.value.position >= 1
+    assert f"position {e.value.position}" in str(e.value)
+    with pytest.raises(NotationError, match="13 tiles") as e:
+        parse_hand("123m 456m 789m EE", waiting=True)
+    assert e.value.token == "123m 456m 789m EE"
+
+
 @pytest.mark.parametrize("text, words", [
     ("123m 456m 789m EEE 5p 5p", "no winning tile"),
     ("123m 456m 789m EEE 5p 6p +5p", "14 tiles"),

@@ -138,4 +138,23 @@ def test_any_text_parses_or_raises_a_notation_error(text):
     try:
         parse_hand(text)
     except NotationError as e:
-        assert str(e)
+        # every notation error names a token and its position
+        assert e.position >= 1 and f"position {e.position}" in str(e)
+
+
+@PROFILE
+@given(hands(), st.sampled_from(["compact", "codes", "tenhou"]))
+def test_the_plain_fast_path_reads_what_the_full_parser_reads(text, style):
+    """parse_hand reads plain notation on a fast path; it must give the full tokenizer's Hand
+    (or leave the text to it)."""
+    from mjcam.scoring.notation import _parse_full, _parse_plain
+    h = parse_hand(text)
+    if style == "compact":
+        text = format_hand(h)
+    elif style == "tenhou":
+        text = format_hand(h).replace("Rd", "7z").replace("Gd", "6z").replace("Wd", "5z")
+    fast = _parse_plain(text)
+    full = _parse_full(text, False)
+    assert fast is None or fast == full
+    if style == "compact":
+        assert fast == full
