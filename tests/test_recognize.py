@@ -12,7 +12,8 @@ import pytest
 from mjcam.cli import main
 from mjcam.vision.io import load_photo
 from mjcam.vision.layout import grid_gaps, holes, orientations, row_gaps, straddlers_out
-from mjcam.vision.pipeline import GAP_SCORE, Recognition, Recognizer, TileRead, default_recognizer, recognize
+from mjcam.vision.pipeline import (Recognition, Recognizer, RecognizerConfig, TileRead, default_recognizer,
+                                   recognize)
 from mjcam.vision.stretch import stretches
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
@@ -264,7 +265,7 @@ def test_tiles_the_detector_passed_over_side_by_side_are_read_in_their_cells():
     assert len(rows_only.read(image).tiles) == 12
     rec = filled.read(image)
     assert [t.code for t in rec.tiles] == "1s 1s 9s 1m 9m 1p 9p Wd Rd Gd E S W N".split()
-    assert [t.detection for t in rec.tiles[7:9]] == [GAP_SCORE, GAP_SCORE]
+    assert [t.detection for t in rec.tiles[7:9]] == [RecognizerConfig.gap_score, RecognizerConfig.gap_score]
 
 
 def test_a_tile_the_detector_passed_over_is_read_in_its_gap():
@@ -282,7 +283,7 @@ def test_a_tile_the_detector_passed_over_is_read_in_its_gap():
     assert len(holed.read(image).tiles) == 13
     rec = filled.read(image)
     assert [t.code for t in rec.tiles] == "1s 1s 9s 1m 9m 1p 9p Wd Rd Gd E S W N".split()
-    assert rec.tiles[8].detection == GAP_SCORE  # it came from the gap, not the detector
+    assert rec.tiles[8].detection == RecognizerConfig.gap_score  # it came from the gap, not the detector
 
 
 @pytest.mark.parametrize("factor", [4, 6])
@@ -583,7 +584,7 @@ def test_a_colour_cast_is_turned_back_and_the_photo_looked_at_again():
     from mjcam.vision.light import FACE, face_colour
 
     shipped = default_recognizer()
-    assert shipped.balance  # on by default
+    assert shipped.config.balance  # on by default
     image = load_photo(HONOURS)[0]  # faces within the training photos' balance
     truth = shipped.read(image)
     warm = np.clip(image * np.array([1.25, 0.95, 0.65]), 0, 255).astype(np.uint8)

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from .io import ImageError
-from .pipeline import Recognition
+from .recognition import Recognition
 
 # one colour per set (RGB), distinct on felt, wood and tile faces
 PALETTE = [(0, 114, 189), (217, 83, 25), (119, 172, 48), (126, 47, 142), (77, 190, 238), (237, 177, 32),

@@ -1,0 +1,415 @@
+"""The recogniser's stages, in the order they run: load → find → read → lay out → group → propose.
+
+Each stage is a small object, called with what the stages before it gave, that returns one typed
+result (a dataclass) carrying the seconds it took (``elapse``). :class:`RecognizerConfig` holds
+every setting; :class:`vision.pipeline.Recognizer` wires the stages together, so a test can run
+one alone on what it would be given (the grouping needs no model at all).
+
+Images are RGB uint8 arrays (H, W, 3). Boxes ``(x1, y1, x2, y2)`` are pixels of the copy of the
+photo being read until :class:`HandProposer` scales them to the photo's own pixels.
+
+>>> from mjcam.vision.group import TileObs
+>>> row = [TileObs((31 * i, 0, 31 * i + 30, 40), c) for i, c in enumerate("1m 2m 3m".split())]
+>>> HandGrouper(RecognizerConfig())(LaidOutTiles(row, wide=False, down=None)).guess.hand
+'12m +3m'
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .classify import LOW_CONFIDENCE, TileClassifier
+from .group import MeldGrouper, MeldGuess, TileObs, hand_and_strays, reading_order
+from .io import load_photo
+from .labels import BACK, NOT_A_TILE
+from .layout import (FRAME_NOTES, TOPS, UP_MIN_TILES, hand_frame, holes, orientations, photo_order, reordered,
+                     shows_table, straddlers_out, up_decision)
+from .light import balanced, brightened
+from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
+from .preprocess import shrink
+from .recognition import Recognition, TileRead
+from .stretch import stretches
+from .up import UpProbe
+
+
+@dataclass(frozen=True)
+class RecognizerConfig:
+    """The recogniser's settings, stage by stage (``Recognizer(config=..., **overrides)``)."""
+
+    #: load: a photo is read on a copy whose long side is at most this many pixels
+    work_side: int = WORK_SIDE
+    #: load: a dim photo is read brightened (:func:`vision.light.brightened`)
+    brighten: bool = True
+    #: load: a photo stretched out of shape is read squeezed back as well (:func:`vision.stretch.stretches`)
+    unstretch: bool = True
+    #: find: a colour cast the tile faces show is turned back and the photo looked at again
+    #: (:func:`vision.light.balanced`; the recogniser's card, "The cast turned back, judged again")
+    balance: bool = True
+    #: find: proposals overlapping this much (IoU) are one
+    proposal_iou: float = 0.6
+    #: read: a proposal the classifier calls not-a-tile with at least ``drop_not_a_tile`` is dropped,
+    #: unless the detector is ``sure_tile`` sure it is a tile and the classifier under ``sure_not_a_tile``
+    drop_not_a_tile: float = 0.5
+    sure_tile: float = 0.6
+    sure_not_a_tile: float = 0.85
+    #: read: two tiles whose cores (``duplicate_core`` of their sides, see :func:`vision.locate.suppress`)
+    #: overlap ``duplicate_iou`` are one tile read twice (a slanted row's tiles stay apart)
+    duplicate_iou: float = 0.25
+    duplicate_core: float = 0.6
+    #: read: the one-tile gaps of rows (:func:`vision.layout.row_gaps`) are read, and with
+    #: ``fill_grid`` the missing cells of a grid (:func:`vision.layout.grid_gaps`) ...
+    fill_gaps: bool = True
+    fill_grid: bool = True
+    #: ... and kept as a tile where the classifier says not-a-tile below ``gap_max_not`` and a tile
+    #: at ``gap_min_conf`` or more; the tile's proposal score is then ``gap_score``
+    gap_max_not: float = 0.3
+    gap_min_conf: float = 0.6
+    gap_score: float = 0.5
+    #: lay out and group: a tile read below this goes to a person to confirm ...
+    low_confidence: float = LOW_CONFIDENCE
+    #: ... and so does one the classifier half thinks is no tile at all, however sure its code
+    doubtful_not_a_tile: float = 0.25
+
+
+def timed(call):
+    """A stage's ``__call__`` whose result's ``elapse`` is set to the seconds it took."""
+
+    @functools.wraps(call)
+    def run(*args, **kwargs):
+        t0 = time.perf_counter()
+        out = call(*args, **kwargs)
+        out.elapse = time.perf_counter() - t0
+        return out
+
+    return run
+
+
+# ---------------------------------------------------------------- load
+
+@dataclass
+class LoadedPhoto:
+    photo: np.ndarray  # as decoded (a path's photo at most ``work_side`` long): what ``--annotate`` draws on
+    image: np.ndarray  # the working copy: at most ``work_side`` long, brightened where dim
+    size: tuple[int, int]  # the photo's own width and height, which boxes are reported in
+    path: str | None
+    gain: float  # how many times as bright the working copy is
+    squeezes: list[tuple[float, float]]  # the copies to read, squeezed (across, down); (1, 1): as it is
+    elapse: float = 0.0
+
+
+class PhotoLoader:
+    """``loader(image, size, path)`` (an RGB array; ``size``: the original's, when ``image`` is a
+    smaller copy of it) or ``loader.open(path)`` -> :class:`LoadedPhoto`. A photo surely stretched
+    out of shape is not read as it is, only squeezed back."""
+
+    def __init__(self, config: RecognizerConfig):
+        self.config = config
+
+    def open(self, path: str) -> LoadedPhoto:
+        t0 = time.perf_counter()
+        photo, size = load_photo(path, self.config.work_side)
+        loaded = self(photo, size, path)
+        loaded.elapse = time.perf_counter() - t0
+        return loaded
+
+    @timed
+    def __call__(self, photo: np.ndarray, size: tuple[int, int] | None = None,
+                 path: str | None = None) -> LoadedPhoto:
+        h, w = photo.shape[:2]
+        image = shrink(photo, self.config.work_side)
+        gain = 1.0
+        if self.config.brighten:
+            image, gain = brightened(image)
+        factors, surely = stretches(image) if self.config.unstretch else ([], False)
+        squeezes = ([] if surely else [(1.0, 1.0)]) + factors
+        return LoadedPhoto(photo, image, size or (w, h), path, gain, squeezes)
+
+
+# ---------------------------------------------------------------- find
+
+@dataclass
+class FoundTiles:
+    image: np.ndarray  # the copy looked at, its colour cast turned back where it showed one
+    proposals: list[Proposal]
+    gains: np.ndarray  # each channel's gain that turned the cast back (all 1: none)
+    elapse: float = 0.0
+
+
+class TileFinder:
+    """``finder(image)`` -> :class:`FoundTiles`: every proposer's boxes (the detector's redrawn by
+    the box refiner), near-duplicates removed; with ``balance``, a colour cast judged from the
+    boxes turned back and the photo looked at again."""
+
+    def __init__(self, proposers: list, refiner: BoxRefiner | None, config: RecognizerConfig):
+        self.proposers, self.refiner, self.config = proposers, refiner, config
+
+    def locate(self, image: np.ndarray) -> list[Proposal]:
+        """All proposals, the detector's boxes redrawn by the box refiner, near-duplicates removed
+        (OpenCV NMS)."""
+        props = [p for proposer in self.proposers for p in proposer(image)]
+        learned = [i for i, p in enumerate(props) if p.source == "learned"]
+        if self.refiner is not None and learned:
+            boxes = self.refiner(image, [props[i].box for i in learned])
+            for i, b in zip(learned, boxes):
+                if b[2] - b[0] >= 2 and b[3] - b[1] >= 2:
+                    props[i] = Proposal(tuple(float(v) for v in b), props[i].score, props[i].source)
+        keep = suppress([p.box for p in props], [p.score for p in props], iou=self.config.proposal_iou)
+        return [props[k] for k in keep]
+
+    @timed
+    def __call__(self, image: np.ndarray) -> FoundTiles:
+        props = self.locate(image)
+        gains = np.ones(3)
+        if self.config.balance:
+            image, gains = balanced(image, [p.box for p in props])
+            if np.any(gains != 1):
+                props = self.locate(image)
+        return FoundTiles(image, props, gains)
+
+
+# ---------------------------------------------------------------- read
+
+@dataclass
+class TileReading:
+    """One box as the classifier reads it."""
+
+    proposal: Proposal
+    code: str  # the likeliest tile, not-a-tile aside
+    confidence: float
+    alternatives: list[tuple[str, float]]  # the next likeliest
+    not_a_tile: float  # the probability that the box shows no tile
+
+
+@dataclass
+class ReadTiles:
+    tiles: list[TileReading]
+    elapse: float = 0.0
+
+
+class TileReader:
+    """``reader(image, proposals)`` -> :class:`ReadTiles`: each proposal read by the classifier;
+    what is no tile dropped, a tile read twice (two boxes of it, or a box across two tiles) kept
+    once, the tiles in the holes of rows and grids read (``fill_gaps``), and a face-down tile that
+    is only the table seen between two melds dropped."""
+
+    def __init__(self, classifier: TileClassifier, config: RecognizerConfig):
+        self.classifier, self.config = classifier, config
+
+    def reading(self, p: np.ndarray, proposal: Proposal | None = None) -> TileReading:
+        """A box's class probabilities ``p`` as the reader keeps them."""
+        classes = self.classifier.classes
+        nat = classes.index(NOT_A_TILE)
+        order = [int(k) for k in np.argsort(-p) if int(k) != nat]
+        alts = [(classes[k], float(p[k])) for k in order[1:1 + self.classifier.alternatives]]
+        return TileReading(proposal, classes[order[0]], float(p[order[0]]), alts, float(p[nat]))
+
+    def _is_tile(self, r: TileReading) -> bool:
+        c = self.config
+        return not (r.not_a_tile >= c.sure_not_a_tile
+                    or (r.not_a_tile >= c.drop_not_a_tile and r.proposal.score < c.sure_tile))
+
+    def _read_gaps(self, image: np.ndarray, boxes: list) -> list[TileReading]:
+        """The tiles in the holes of the rows and grids of ``boxes`` (:func:`vision.layout.holes`)
+        where the classifier is sure it sees a tile."""
+        c = self.config
+        gaps = holes(boxes, c.fill_grid)
+        if not gaps:
+            return []
+        read = [self.reading(p, Proposal(box, c.gap_score, "gap"))
+                for box, p in zip(gaps, self.classifier.box_probabilities(image, gaps))]
+        return [r for r in read if r.not_a_tile < c.gap_max_not and r.confidence >= c.gap_min_conf]
+
+    @timed
+    def __call__(self, image: np.ndarray, proposals: list[Proposal]) -> ReadTiles:
+        c = self.config
+        probs = self.classifier.box_probabilities(image, [p.box for p in proposals])
+        kept = [r for r in map(self.reading, probs, proposals) if self._is_tile(r)]
+        # duplicates left after classification: keep the likelier tile
+        keep = suppress([r.proposal.box for r in kept], [r.proposal.score * r.confidence for r in kept],
+                        iou=c.duplicate_iou, core=c.duplicate_core)
+        kept = [kept[k] for k in keep]
+        kept = [kept[k] for k in straddlers_out([r.proposal.box for r in kept],
+                                                [r.proposal.score * r.confidence for r in kept])]
+        if c.fill_gaps:
+            kept += self._read_gaps(image, [r.proposal.box for r in kept])
+        # a face-down tile that is only the table seen between two melds
+        kept = [r for i, r in enumerate(kept) if r.code != BACK
+                or not shows_table(image, r.proposal.box, [o.proposal.box for j, o in enumerate(kept) if j != i])]
+        return ReadTiles(kept)
+
+
+# ---------------------------------------------------------------- lay out
+
+@dataclass
+class LaidOutTiles:
+    #: each tile read, in the frame the hand is read in (:func:`vision.layout.hand_frame`: rows
+    #: across, read left to right as its player sees them), with its orientation; its confidence
+    #: lowered below ``low_confidence`` where the classifier half thinks it is no tile
+    tiles: list[TileObs]
+    wide: bool  # the rows run down the photo
+    down: bool | None  # the standing tiles stand upside down (None: not known)
+    elapse: float = 0.0
+
+    @property
+    def tops(self) -> str | None:
+        """Which way the standing tiles' tops point in the photo (None: not known)."""
+        return TOPS.get((self.wide, self.down))
+
+
+class TileLayout:
+    """``layout(image, read)`` -> :class:`LaidOutTiles`: which tiles lie sideways, whether the rows
+    run down the photo, and (by the which-way-up probe ``up``, if any) which way up the hand stands."""
+
+    def __init__(self, up: UpProbe | None, config: RecognizerConfig):
+        self.up, self.config = up, config
+
+    def _down(self, image: np.ndarray, boxes: list, codes: list[str], orient: list[str]) -> bool | None:
+        """Whether the standing tiles stand upside down, by the probe (None: no probe, too few
+        standing tiles, or it cannot tell)."""
+        if self.up is None:
+            return None
+        standing = [b for b, c, o in zip(boxes, codes, orient) if o == "upright" and c not in (BACK, NOT_A_TILE)]
+        if len(standing) < UP_MIN_TILES:  # (fewer cannot be told: the probe is not run)
+            return None
+        return up_decision(self.up.down_log_odds(image, standing), len(standing))
+
+    @timed
+    def __call__(self, image: np.ndarray, read: ReadTiles) -> LaidOutTiles:
+        boxes = [r.proposal.box for r in read.tiles]
+        codes = [r.code for r in read.tiles]
+        orient, wide = orientations(boxes, codes)
+        down = self._down(image, boxes, codes, orient)
+        to_frame = hand_frame(wide, down)
+        low = self.config.low_confidence - 1e-3
+        tiles = [TileObs(to_frame(r.proposal.box), r.code,
+                         r.confidence if r.not_a_tile < self.config.doubtful_not_a_tile else min(r.confidence, low),
+                         r.alternatives, o) for r, o in zip(read.tiles, orient)]
+        return LaidOutTiles(tiles, wide, down)
+
+
+# ---------------------------------------------------------------- group
+
+@dataclass
+class GroupedHand:
+    guess: MeldGuess  # the hand's tiles grouped; its ``order`` in positions of the tiles laid out
+    strays: list[int]  # the tiles away from the hand (behind it, a wall), in reading order
+    elapse: float = 0.0
+
+    @property
+    def order(self) -> list[int]:
+        """The tiles laid out in the order they are listed: the hand's, then the strays."""
+        return self.guess.order + self.strays
+
+
+class HandGrouper:
+    """``grouper(laid)`` -> :class:`GroupedHand`: the hand told from stray tiles
+    (:func:`vision.group.hand_and_strays`) and grouped into sets (:class:`vision.group.MeldGrouper`)."""
+
+    def __init__(self, config: RecognizerConfig):
+        self.melds = MeldGrouper(config.low_confidence)
+
+    @timed
+    def __call__(self, laid: LaidOutTiles) -> GroupedHand:
+        tiles = laid.tiles
+        hand, stray = hand_and_strays(tiles)
+        guess = self.melds([tiles[i] for i in hand])
+        guess.order = [hand[i] for i in guess.order]
+        strays = [stray[i] for r in reading_order([tiles[i] for i in stray]) for i in r]
+        return GroupedHand(guess, strays)
+
+
+# ---------------------------------------------------------------- propose
+
+@dataclass
+class ProposedHand:
+    recognition: Recognition
+    elapse: float = 0.0
+
+
+class HandProposer:
+    """``proposer(found, read, laid, grouped, size, path)`` -> :class:`ProposedHand`: the
+    :class:`~vision.recognition.Recognition` of a copy of a photo ``size`` (width, height) large:
+    the tiles in the photo's reading order with the codes the grouping chose, boxes in the photo's
+    own pixels, their sets, the tiles to check, the winning tile and notes."""
+
+    @timed
+    def __call__(self, found: FoundTiles, read: ReadTiles, laid: LaidOutTiles, grouped: GroupedHand,
+                  size: tuple[int, int], path: str | None) -> ProposedHand:
+        full_w, full_h = size
+        scale = (full_w / found.image.shape[1], full_h / found.image.shape[0])
+        tiles = self._tiles(read, laid, grouped, scale)
+        groups, notes = self._groups(tiles, grouped)
+        guess = grouped.guess
+        flagged, winning = list(guess.needs_confirmation), guess.winning
+        if laid.down is not None:  # grouped as its player sees the hand, listed in the photo's reading order
+            order = photo_order([read.tiles[i].proposal.box for i in grouped.order], laid.wide, len(guess.order))
+            tiles, groups, flagged, winning, notes = reordered(order, tiles, groups, flagged, winning, notes)
+        notes += self._photo_notes(found, laid, tiles)
+        return ProposedHand(Recognition(path, int(full_w), int(full_h), tiles, groups, guess.hand, flagged, notes,
+                                        winning, tops=laid.tops, winning_guessed=guess.winning_guessed))
+
+    @staticmethod
+    def _tiles(read: ReadTiles, laid: LaidOutTiles, grouped: GroupedHand, scale) -> list[TileRead]:
+        """Each tile in the order listed, its box scaled by ``scale`` (across, down)."""
+        sx, sy = scale
+        codes = grouped.guess.codes
+        out = []
+        for pos, i in enumerate(grouped.order):
+            r, obs = read.tiles[i], laid.tiles[i]
+            code, conf, alts = obs.code, obs.confidence, r.alternatives
+            if pos < len(codes) and codes[pos] != code:
+                # the rules chose an alternative for a hand tile: report its own confidence
+                code = codes[pos]
+                alts = [(obs.code, r.confidence)] + [a for a in alts if a[0] != code]
+                conf = next((p for c, p in obs.alternatives if c == code), 0.0)
+            b = r.proposal.box
+            out.append(TileRead(code, conf, (b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy), alts, None,
+                                obs.orientation, r.proposal.score))
+        return out
+
+    @staticmethod
+    def _groups(tiles: list[TileRead], grouped: GroupedHand) -> tuple[list[dict], list[str]]:
+        """The sets (each tile given its set's number), the strays as a last group, and the notes."""
+        guess = grouped.guess
+        groups = []
+        for gi, g in enumerate(guess.groups):
+            for p in g["tiles"]:
+                tiles[p].group = gi
+            groups.append({"tiles": list(g["tiles"]), "melded": bool(g["melded"]), "kind": g["kind"]})
+        notes = list(guess.notes)
+        if grouped.strays:
+            first = len(guess.order)
+            for p in range(first, len(tiles)):
+                tiles[p].group = len(groups)
+            groups.append({"tiles": list(range(first, len(tiles))), "melded": False, "kind": "stray"})
+            notes.append(f"{len(grouped.strays)} tile(s) away from the hand (behind it, or a wall) are left out of it")
+        return groups, notes
+
+    @staticmethod
+    def _photo_notes(found: FoundTiles, laid: LaidOutTiles, tiles: list[TileRead]) -> list[str]:
+        """Notes on the photo as a whole: which way the hand was read, a colour cast, no tiles."""
+        notes = []
+        if laid.wide or laid.down:
+            notes.append(FRAME_NOTES[laid.wide, laid.down])
+        if np.any(found.gains != 1):
+            notes.append("the tile faces show a colour cast: read with red, green and blue scaled "
+                         + " / ".join(f"{g:.2f}" for g in found.gains))
+        if not tiles:
+            notes.append("no tiles found")
+        return notes
+
+
+@dataclass(frozen=True)
+class Stages:
+    """The recogniser's stages, in the order they run."""
+
+    load: PhotoLoader
+    find: TileFinder
+    read: TileReader
+    lay_out: TileLayout
+    group: HandGrouper
+    propose: HandProposer
