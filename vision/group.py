@@ -231,6 +231,63 @@ def _count_note(groups: list[dict]) -> str | None:
     return tiles + ": a kong may not be set apart, a tile counted twice, or one lying beside the hand taken into it"
 
 
+def _claimed(run: list[int], codes: list[str], flagged: set[int], notes: list[str]) -> list[dict]:
+    """A run with a sideways (claimed) tile cut into melded sets in layout order; where no cut
+    makes sets, one melded group of unknown kind, its tiles flagged."""
+    cuts = _cut_sets([codes[p] for p in run])
+    if cuts is None:
+        notes.append("claimed tiles that make no set")
+        flagged.update(run)
+        return [{"tiles": run, "melded": True, "kind": "unknown"}]
+    out, k = [], 0
+    for size in cuts:
+        part = run[k:k + size]
+        out.append({"tiles": part, "melded": True, "kind": _set_kind([codes[p] for p in part])})
+        k += size
+    return out
+
+
+def _sets(runs: list[list[int]], codes: list[str], seen: list[TileObs], flagged: set[int],
+          notes: list[str]) -> tuple[list[dict], list[int], list[int]]:
+    """The sets of the runs (positions; ``seen``: the tiles in reading order): bonus tiles apart;
+    four with face-down ends a concealed kong; a run with a sideways tile claimed sets
+    (:func:`_claimed`); four alike a kong; the rest concealed. ``(groups, concealed, bonus)``."""
+    groups: list[dict] = []
+    concealed: list[int] = []
+    bonus: list[int] = []
+    for run in runs:
+        bonus += [p for p in run if _is_bonus(codes[p])]
+        run = [p for p in run if not _is_bonus(codes[p])]
+        if not run:
+            continue
+        backs = [p for p in run if codes[p] == "back"]
+        if len(run) == 4 and len(backs) == 2 and backs == [run[0], run[-1]]:
+            groups.append({"tiles": run, "melded": False, "kind": "concealed_kong", "code": codes[run[1]]})
+        elif any(seen[p].orientation == "sideways" for p in run):
+            groups += _claimed(run, codes, flagged, notes)
+        elif len(run) == 4 and _set_kind([codes[p] for p in run]) == "kong":
+            groups.append({"tiles": run, "melded": True, "kind": "kong"})
+        else:
+            concealed += run
+    return groups, concealed, bonus
+
+
+def _winning_tile(runs: list[list[int]], codes: list[str], concealed: list[int],
+                  notes: list[str]) -> tuple[int | None, bool]:
+    """The winning tile's position and whether it is guessed: a lone concealed tile set apart at
+    the very end; else the last concealed tile, proposed with a note (not flagged: only a choice
+    that changes the score needs a person)."""
+    tile_runs = [[p for p in r if not _is_bonus(codes[p])] for r in runs]
+    tile_runs = [r for r in tile_runs if r]
+    lone = tile_runs[-1] if tile_runs else []
+    if len(lone) == 1 and lone[0] in concealed and len(tile_runs) > 1:
+        return lone[0], False
+    if concealed:
+        notes.append("no tile set apart as the winning tile: the last concealed tile is proposed")
+        return concealed[-1], True
+    return None, False
+
+
 class MeldGrouper:
     """``grouper(tiles)`` -> :class:`MeldGuess`."""
 
@@ -238,56 +295,32 @@ class MeldGrouper:
         self.low_confidence = low_confidence
 
     def __call__(self, tiles: list[TileObs]) -> MeldGuess:
+        if not tiles:
+            return MeldGuess([], [], [], None, [], None, [])
         rows_idx = reading_order(tiles)
         order = [i for r in rows_idx for i in r]
         pos = {i: p for p, i in enumerate(order)}
         codes = [tiles[i].code for i in order]
         flagged = {pos[i] for i, t in enumerate(tiles) if t.confidence < self.low_confidence}
-        if not tiles:
-            return MeldGuess([], [], [], None, [], None, [])
-        groups: list[dict] = []
-        concealed: list[int] = []
-        bonus: list[int] = []
         notes: list[str] = []
         runs = [[pos[i] for i in run] for r in rows_idx for run in _runs(tiles, r)]
-        for run in runs:
-            bonus += [p for p in run if _is_bonus(codes[p])]
-            run = [p for p in run if not _is_bonus(codes[p])]
-            if not run:
-                continue
-            sideways = any(tiles[order[p]].orientation == "sideways" for p in run)
-            backs = [p for p in run if codes[p] == "back"]
-            if len(run) == 4 and len(backs) == 2 and backs == [run[0], run[-1]]:
-                face = codes[run[1]]
-                groups.append({"tiles": run, "melded": False, "kind": "concealed_kong", "code": face})
-                continue
-            if sideways:
-                cuts = _cut_sets([codes[p] for p in run])
-                if cuts is None:
-                    groups.append({"tiles": run, "melded": True, "kind": "unknown"})
-                    notes.append("claimed tiles that make no set")
-                    flagged.update(run)
-                    continue
-                k = 0
-                for size in cuts:
-                    part = run[k:k + size]
-                    groups.append({"tiles": part, "melded": True, "kind": _set_kind([codes[p] for p in part])})
-                    k += size
-                continue
-            if len(run) == 4 and _set_kind([codes[p] for p in run]) == "kong":
-                groups.append({"tiles": run, "melded": True, "kind": "kong"})
-                continue
-            concealed += run
-        # the winning tile: a lone concealed tile set apart at the very end
-        winning, guessed = None, False
-        tile_runs = [[p for p in r if not _is_bonus(codes[p])] for r in runs]
-        tile_runs = [r for r in tile_runs if r]
-        lone = tile_runs[-1] if tile_runs else []
-        if len(lone) == 1 and lone[0] in concealed and len(tile_runs) > 1:
-            winning = lone[0]
-        elif concealed:
-            winning, guessed = concealed[-1], True  # not flagged: only a choice that changes the score needs a person
-            notes.append("no tile set apart as the winning tile: the last concealed tile is proposed")
+        groups, concealed, bonus = _sets(runs, codes, [tiles[i] for i in order], flagged, notes)
+        winning, guessed = _winning_tile(runs, codes, concealed, notes)
+        self._bonus_once(bonus, codes, tiles, order, flagged, notes)
+        if bonus:
+            groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
+        if concealed:
+            groups.append({"tiles": concealed, "melded": False, "kind": "concealed"})
+        groups = self._counted(groups, codes, winning, notes)
+        hand = self._hand(groups, codes, winning, flagged, tiles, order, notes)
+        groups.sort(key=lambda g: g["tiles"][0])
+        return MeldGuess(order, [[pos[i] for i in r] for r in rows_idx], groups, hand, sorted(flagged),
+                         winning, codes, notes, guessed)
+
+    def _bonus_once(self, bonus: list[int], codes: list[str], tiles: list[TileObs], order: list[int],
+                    flagged: set[int], notes: list[str]) -> None:
+        """A flower or season read twice (:meth:`_one_of_each`): both tiles flagged, the less sure
+        one given its alternative in ``codes`` where it has one, and a note either way."""
         twice = self._one_of_each(bonus, codes, tiles, order)
         for k, p, alt in twice:
             flagged.update((k, p))  # either reading may be the wrong one
@@ -296,10 +329,10 @@ class MeldGrouper:
                 codes[p] = alt
         notes += [f"tiles {k + 1} and {p + 1} both read {codes[k]}: a set has one; check them"
                   for k, p, alt in twice if alt is None]
-        if bonus:
-            groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
-        if concealed:
-            groups.append({"tiles": concealed, "melded": False, "kind": "concealed"})
+
+    def _counted(self, groups: list[dict], codes: list[str], winning: int | None, notes: list[str]) -> list[dict]:
+        """The groups with four alike in a hand too long taken as concealed kongs laid face up
+        (:meth:`_face_up_kongs`), and a note where the hand's tiles do not add up to a win."""
         extra = _hand_count(groups)[0] - HAND_TILES
         if extra > 0:
             kongs = self._face_up_kongs(groups, codes, winning, extra)
@@ -309,6 +342,12 @@ class MeldGrouper:
         count = _count_note(groups)
         if count:
             notes.append(count)
+        return groups
+
+    def _hand(self, groups: list[dict], codes: list[str], winning: int | None, flagged: set[int],
+              tiles: list[TileObs], order: list[int], notes: list[str]) -> str | None:
+        """The hand in notation; where it is no win and one doubtful tile's alternative makes it
+        one (:meth:`_fix`), that alternative put in ``codes``, the tile flagged and a note added."""
         hand = self._write(groups, codes, winning)
         if hand is None or not self._wins(hand):
             fixed = self._fix(groups, codes, winning, flagged, tiles, order)
@@ -318,9 +357,7 @@ class MeldGrouper:
                 codes[p] = alt
                 flagged.add(p)
                 hand = self._write(groups, codes, winning)
-        groups.sort(key=lambda g: g["tiles"][0])
-        return MeldGuess(order, [[pos[i] for i in r] for r in rows_idx], groups, hand, sorted(flagged),
-                         winning, codes, notes, guessed)
+        return hand
 
     @staticmethod
     def _write(groups: list[dict], codes: list[str], winning: int | None) -> str | None:

@@ -146,26 +146,47 @@ def check(rec, rules="hk-old-style", plausible: float = PLAUSIBLE, toss_up: floa
           **options) -> Trust:
     """The verdict on a :class:`~mjcam.vision.pipeline.Recognition` scored under ``rules`` with
     ``options`` (house rules and the situation, as :func:`mjcam.scoring.score` takes them)."""
-    if not rec.hand:
-        return Trust(False, [Doubt("hand", "no complete hand could be written from the photo")])
     codes = [t.code for t in rec.tiles]
     stray = {p for g in rec.groups if g["kind"] == "stray" for p in g["tiles"]}
     hand_pos = [p for p in range(len(codes)) if p not in stray]
+    refused, base = _refusal(rec, codes, hand_pos, rules, options)
+    if refused is not None:
+        return refused
+    weighing = _Weighing(rec, codes, base, rules, options)
+    weighing.winning_tiles()
+    for change, ratio in _changes(rec, codes, hand_pos, plausible):
+        weighing.change(change, ratio, toss_up, hand_pos)
+    doubts = weighing.doubts
+    doubts.sort(key=lambda d: (d.kind == "toss-up", -(d.ratio or 1)))
+    return Trust(not doubts, doubts, weighing.readings, base)
+
+
+def _refusal(rec, codes: list[str], hand_pos: list[int], rules, options: dict):
+    """``(verdict, score)``: a verdict reached on the proposal alone (no hand written, a flower or
+    season read twice, a hand that cannot be scored or is no paying win, four alike laid face up
+    taken as a concealed kong), else None; and the proposal's score."""
+    if not rec.hand:
+        return Trust(False, [Doubt("hand", "no complete hand could be written from the photo")]), None
     bonus_codes = [codes[p] for p in hand_pos if _is_bonus(codes[p])]
     if len(bonus_codes) != len(set(bonus_codes)):
-        return Trust(False, [Doubt("hand", "a flower or season is read twice: a set has one of each")])
+        return Trust(False, [Doubt("hand", "a flower or season is read twice: a set has one of each")]), None
     base = _score(rec.hand, rules, options)
     if base is None:
-        return Trust(False, [Doubt("hand", "the proposed hand cannot be scored")])
+        return Trust(False, [Doubt("hand", "the proposed hand cannot be scored")]), None
     if not base.legal:
-        return Trust(False, [Doubt("hand", f"the proposed hand is no paying win: {base.reason}")], score=base)
-
+        return Trust(False, [Doubt("hand", f"the proposed hand is no paying win: {base.reason}")], score=base), base
     for g in rec.groups:  # four alike in the concealed part, taken as a kong only to make the tiles add up
         if g["kind"] == "concealed_kong" and not any(codes[p] == "back" for p in g["tiles"]):
             return Trust(False, [Doubt("hand", f"four {codes[g['tiles'][0]]} laid face up are taken as a concealed "
                                        "kong: check that they are one, and that no tile was counted twice",
-                                       g["tiles"][0])], score=base)
-    # plausible single changes: (likelihood ratio, position, code)
+                                       g["tiles"][0])], score=base), base
+    return None, base
+
+
+def _changes(rec, codes: list[str], hand_pos: list[int], plausible: float) -> list[tuple[tuple, float]]:
+    """The plausible other readings: ``(change, ratio)``, a change being one or two
+    ``(ratio, position, code)``: each hand tile's alternatives at least ``plausible`` times as
+    likely (the ``MOST_ALTERNATIVES`` likeliest), alone and two at a time."""
     singles = []
     for p in hand_pos:
         t = rec.tiles[p]
@@ -182,60 +203,72 @@ def check(rec, rules="hk-old-style", plausible: float = PLAUSIBLE, toss_up: floa
     changes = [((s,), s[0]) for s in singles]
     changes += [((a, b), a[0] * b[0]) for a, b in itertools.combinations(singles, 2)
                 if a[1] != b[1] and a[0] * b[0] >= plausible]
+    return changes
 
-    concealed = [p for g in rec.groups if g["kind"] == "concealed" for p in g["tiles"]]
-    guessed = getattr(rec, "winning_guessed", False) and rec.winning is not None
-    winners = [rec.winning] if not guessed else list(dict.fromkeys(
-        [rec.winning] + sorted({codes[p]: p for p in concealed}.values())))
 
-    doubts: list[Doubt] = []
-    seen_other: set[tuple] = set()
-    readings = 1
-    base_key = _key(base)
-    # the winning tile not set apart: each concealed tile as the winning tile
-    for w in winners[1:]:
-        r = _score(_hand_text(rec.groups, codes, w), rules, options)
-        if not _complete(r):
-            continue
-        readings += 1
-        if _key(r) != base_key and ("winning", codes[w]) not in seen_other:
-            seen_other.add(("winning", codes[w]))
-            doubts.append(Doubt("winning", f"the winning tile is not set apart: with +{codes[rec.winning]} "
-                                f"{_words(base)}; with +{codes[w]}: {_words(r)}", w, codes[rec.winning], codes[w],
-                                None, (_words(base), _words(r)), _hand_text(rec.groups, codes, w)))
-    for change, ratio in changes:
+class _Weighing:
+    """The other readings of a proposal weighed against it: the doubts found so far, the other
+    readings already doubted, and how many complete readings were weighed."""
+
+    def __init__(self, rec, codes: list[str], base, rules, options: dict):
+        self.rec, self.codes, self.base, self.rules, self.options = rec, codes, base, rules, options
+        self.base_key = _key(base)
+        concealed = [p for g in rec.groups if g["kind"] == "concealed" for p in g["tiles"]]
+        guessed = getattr(rec, "winning_guessed", False) and rec.winning is not None
+        self.winners = [rec.winning] if not guessed else list(dict.fromkeys(
+            [rec.winning] + sorted({codes[p]: p for p in concealed}.values())))
+        self.doubts: list[Doubt] = []
+        self.seen_other: set[tuple] = set()
+        self.readings = 1
+
+    def winning_tiles(self) -> None:
+        """The winning tile not set apart: each concealed tile as the winning tile."""
+        rec, codes, base = self.rec, self.codes, self.base
+        for w in self.winners[1:]:
+            r = _score(_hand_text(rec.groups, codes, w), self.rules, self.options)
+            if not _complete(r):
+                continue
+            self.readings += 1
+            if _key(r) != self.base_key and ("winning", codes[w]) not in self.seen_other:
+                self.seen_other.add(("winning", codes[w]))
+                self.doubts.append(Doubt("winning", f"the winning tile is not set apart: with +{codes[rec.winning]} "
+                                         f"{_words(base)}; with +{codes[w]}: {_words(r)}", w, codes[rec.winning],
+                                         codes[w], None, (_words(base), _words(r)), _hand_text(rec.groups, codes, w)))
+
+    def change(self, change: tuple, ratio: float, toss_up: float, hand_pos: list[int]) -> None:
+        """One plausible other reading (see :func:`_changes`), with each winning tile: a doubt where
+        it makes a complete hand paid differently, or where it is a near toss-up."""
+        rec, codes, base = self.rec, self.codes, self.base
         trial = list(codes)
         for _, p, alt in change:
             trial[p] = alt
         tb = [trial[p] for p in hand_pos if _is_bonus(trial[p])]
         if len(tb) != len(set(tb)):
-            continue  # a flower or season twice: not a reading of a real set
-        if any(d.tile in {p for _, p, _ in change} for d in doubts if d.kind in ("tile", "tiles")):
-            continue  # one doubt per tile: its likeliest other reading that is paid differently
+            return  # a flower or season twice: not a reading of a real set
+        if any(d.tile in {p for _, p, _ in change} for d in self.doubts if d.kind in ("tile", "tiles")):
+            return  # one doubt per tile: its likeliest other reading that is paid differently
         complete_any = False
-        for w in winners:
+        for w in self.winners:
             text = _hand_text(rec.groups, trial, w)
-            r = _score(text, rules, options)
+            r = _score(text, self.rules, self.options)
             if not _complete(r):
                 continue
             complete_any = True
-            readings += 1
-            if _key(r) == base_key:
+            self.readings += 1
+            if _key(r) == self.base_key:
                 continue
             what = tuple((p, alt) for _, p, alt in change)
-            if what in seen_other:
+            if what in self.seen_other:
                 break
-            seen_other.add(what)
-            doubts.append(_tile_doubt(rec, change, ratio, base, r, text))
+            self.seen_other.add(what)
+            self.doubts.append(_tile_doubt(rec, change, ratio, base, r, text))
             break
-        if complete_any and len(change) == 1 and ratio >= toss_up and (change[0][1], change[0][2]) not in seen_other:
-            _, p, alt = change[0]
-            if not any(d.tile == p for d in doubts):
-                doubts.append(Doubt("toss-up", f"{_tile_words(rec, p, alt)}, nearly as likely: {_words(base)} "
-                                    "either way, but the hand written down may be wrong",
-                                    p, codes[p], alt, ratio, (_words(base), _words(base))))
-    doubts.sort(key=lambda d: (d.kind == "toss-up", -(d.ratio or 1)))
-    return Trust(not doubts, doubts, readings, base)
+        _, p, alt = change[0]
+        if complete_any and len(change) == 1 and ratio >= toss_up and (p, alt) not in self.seen_other:
+            if not any(d.tile == p for d in self.doubts):
+                self.doubts.append(Doubt("toss-up", f"{_tile_words(rec, p, alt)}, nearly as likely: {_words(base)} "
+                                         "either way, but the hand written down may be wrong",
+                                         p, codes[p], alt, ratio, (_words(base), _words(base))))
 
 
 def _tile_words(rec, p: int, alt: str) -> str:
