@@ -211,6 +211,8 @@ def cmd_waits(a: argparse.Namespace) -> int:
 
 
 def cmd_rules(a: argparse.Namespace) -> int:
+    if a.explain and not a.id:
+        raise UsageError("--explain needs a preset: mjcam rules ID --explain")
     if not a.id:
         rows = [load_preset(i) for i in PRESET_IDS]
         if a.json:
@@ -224,25 +226,34 @@ def cmd_rules(a: argparse.Namespace) -> int:
         return 0
     p = resolve_preset(a.id, config=a.config)
     pats = p.active_patterns()
+    replaced = {pid: [b for b, _ in p.replaces.get(pid, ())] for pid, _ in pats}
     if a.json:
         print(json.dumps({"id": p.id, "name": p.name, "seed": p.seed, "min_fan": p.min_fan, "cap": p.cap,
                           "limit_fan": p.limit, "table": p.table, "payment": p.payment,
                           "dealer_doubling": p.dealer_doubling, "bonus_counts_for_min": p.bonus_counts_for_min,
                           "patterns": [{"id": pid, "name": PATTERNS[pid].name, "zh": PATTERNS[pid].zh,
-                                        "fan": v, "suppresses": p.suppresses.get(pid, [])} for pid, v in pats],
+                                        "fan": v, "suppresses": replaced[pid],
+                                        "implies": [r.b for r in p.relations if r.a == pid and r.implied]}
+                                       for pid, v in pats],
                           "settings": p.settings, "choices": p.choices}, ensure_ascii=False, indent=1))
+        return 0
+    if a.explain:
+        from mjcam.scoring.explain import text
+
+        print(text(p), end="")
         return 0
     print(f"{p.id}: {p.name}\nseed: {p.seed}")
     print(f"minimum {p.min_fan} · cap {p.cap or 'none'} · limit = {p.limit} fan · table {p.table}: {TABLES[p.table]}")
     print(f"payment {p.payment}: {SCHEMES[p.payment][3]} · dealer doubling {'on' if p.dealer_doubling else 'off'}"
           f" · bonus fan count towards the minimum: {'yes' if p.bonus_counts_for_min else 'no'}\n")
     for pid, v in sorted(pats, key=lambda x: (x[1] == "limit", x[1] if x[1] != "limit" else 0)):
-        sup = p.suppresses.get(pid)
+        sup = replaced[pid]
         extra = f"   (replaces {', '.join(sup)})" if sup else ""
         print(f"  {_pad(PATTERNS[pid].name, 32)}{_pad(PATTERNS[pid].zh, 18)}{str(v):>6}  {pid}{extra}")
     print("\nchoices where the seed is silent or unclear:")
     for k, v in p.choices.items():
         print(f"  {k}: {v}")
+    print(f"\nwhat each pattern means, implies and excludes, with the seed's words: mjcam rules {p.id} --explain")
     return 0
 
 
@@ -576,6 +587,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("id", nargs="?", choices=PRESET_IDS, metavar="ID")
     r.add_argument("--config", metavar="FILE.toml", help="show the preset with these house rules")
     r.add_argument("--json", action="store_true")
+    r.add_argument("--explain", action="store_true",
+                   help="every pattern in the seed's own words, what it implies and what it excludes")
     r.set_defaults(func=cmd_rules)
     return ap
 

@@ -2,7 +2,7 @@
 
 A scheme gives, in half-units, what the discarder and each other loser pay on a discard win,
 and what each loser pays on a self-draw, as multiples of the hand's base points. With dealer
-doubling (seed 000) every loser pays double when the dealer wins and the dealer pays double
+doubling (the Wikipedia rules) every loser pays double when the dealer wins and the dealer pays double
 when he loses; two doublings redouble. A responsible seat (包) pays what all losers would.
 Half-units are rounded up to whole points.
 
@@ -18,11 +18,11 @@ from .tiles import SEATS
 
 # name: (discarder, other losers on a discard win, each loser on a self-draw, description), halves
 SCHEMES = {
-    "discarder-double": (4, 2, 4, "discard: discarder 2x, others 1x; self-draw: each 2x (seeds 003, 000)"),
-    "discarder-pays-all": (4, 0, 2, "全銃: discard: discarder alone 2x; self-draw: each 1x (seed 001)"),
-    "discarder-single": (2, 0, 2, "discard: discarder alone 1x; self-draw: each 1x (seed 004)"),
-    "half-responsibility": (2, 1, 2, "半銃: discard: discarder 1x, others 1/2; self-draw: each 1x (seed 004)"),
-    "discarder-double-only": (4, 0, 4, "discard: discarder alone 2x; self-draw: each 2x (seed 003 outline)"),
+    "discarder-double": (4, 2, 4, "discard: discarder 2x, others 1x; self-draw: each 2x (the Old Style page, the Wikipedia rules)"),
+    "discarder-pays-all": (4, 0, 2, "全銃: discard: discarder alone 2x; self-draw: each 1x (the Scoring Guide)"),
+    "discarder-single": (2, 0, 2, "discard: discarder alone 1x; self-draw: each 1x (the New Style page)"),
+    "half-responsibility": (2, 1, 2, "半銃: discard: discarder 1x, others 1/2; self-draw: each 1x (the New Style page)"),
+    "discarder-double-only": (4, 0, 4, "discard: discarder alone 2x; self-draw: each 2x (the Old Style page's outline)"),
     "equal": (2, 2, 2, "everyone pays 1x however the hand was won"),
 }
 

@@ -95,6 +95,7 @@ HK_NEW_STYLE = {
     "suppresses": {},
     "stacks": {},
     "choices": {
+        "min_fan": "the seed: 'A minimum of 5 fan is needed before calling mahjong'",
         "table": "the seed gives no fan->points table and its '3 fan (16 points)' fits none; fan are paid as points",
         "payment": "the seed lists three discard options; the first, 'Discarder pays winner full score' (discarder-single), is the default; 'double the full score' is discarder-pays-all, 'full score and the other players half' is half-responsibility; self-draw: 'All player's pay the full value'",
         "cap": "the seed names no cap; values run to 100 and add up",
@@ -106,6 +107,7 @@ HK_NEW_STYLE = {
         "settings.all_chows_min_suits": "the seed: 'all chows in more than one suit'",
         "patterns.seven_pairs": "the seed has no seven pairs: 'four sets and a pair (with the exception of special limit hands)'",
         "patterns.kong_replacement": "'Kong on Kong: winning on a tile that follows a kong' is the replacement-tile win",
+        "patterns.mixed_terminals": "the seed's All Terminals and Honors (Huen Yiao Dui) is a hand of sets and a pair of terminals and honours: thirteen orphans, a special hand, is not one",
     },
 }
 
@@ -240,14 +242,15 @@ HK_GUIDE = {
     },
     "stacks": {},
     "choices": {
+        "min_fan": "the seed: 'It is common to set a requirement of 3 fan to win a hand'",
         "cap": "the seed: 'often set to 10 fan (128 points), but some rules allow going up to 13 (384)'",
         "payment": "the seed's 全銃: self-draw, each pays the value; discard, the discarder alone pays 2x",
         "optional": "the seed's 'non-traditional hands' are on; set settings.include_optional = false to drop them",
-        "patterns.seat_season": "the seed has one 'Seat Flower' entry for a flower or a season of the seat; holding both counts each, as seeds 000, 002 and 003 do",
+        "patterns.seat_season": "the seed has one 'Seat Flower' entry for a flower or a season of the seat; holding both counts each, as the Wikipedia rules, Four Winds and the Old Style page do",
         "patterns.kong_replacement": "seed silent on adding self-draw; worth no more than it (1), so scored on top, the common reading",
         "implied": "the seed: Small and Big Three Dragons, 'do not count points for individual dragon triplets'; read as the rule for every implied pair: All Honors and Four Concealed Triplets include All Triplets, After Multiple Kongs (槓上槓自摸) its self-draw",
         "suppresses.little_four_winds": "the seed: Small Four Winds 'does not stack with half flush, do not count points for individual wind triplets'",
-        "settings.four_concealed_pungs": "'all of them self drawn' read as four concealed pungs, as seeds 000 and 002",
+        "settings.four_concealed_pungs": "'all of them self drawn' read as four concealed pungs, as the Wikipedia rules and Four Winds read it",
         "settings.instant_bonus_win": "the seed: with 7 or 8 flowers 'you have the option to win immediately'",
     },
 }

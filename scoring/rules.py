@@ -15,12 +15,24 @@ import copy
 import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from .patterns import PATTERNS, SHAPE_TRAIT, implied
 from .payments import SCHEMES
 from .presets import DEFAULT_SETTINGS, PRESET_DATA, SETTING_CHOICES
 from .tables import TABLES
+
+
+class Relation(NamedTuple):
+    """How pattern ``a`` bears on pattern ``b`` under a preset: ``replaces`` (b is not scored when
+    a is; ``k`` of its instances, 0 for all), ``implied`` (every hand with a has b), ``why``."""
+
+    a: str
+    b: str
+    k: int
+    replaces: bool
+    implied: bool
+    why: str
 
 
 class ConfigError(ValueError):
@@ -128,9 +140,9 @@ class RulePreset:
         return float("inf") if v == "limit" else v * count
 
     @cached_property
-    def relations(self) -> tuple[tuple[str, str, int, bool, str], ...]:
-        """The implied-by table of this preset: (A, B, k, replaces, why) for every pair of active
-        patterns where A implies B (k instances) or the preset names the pair.
+    def relations(self) -> tuple[Relation, ...]:
+        """The implied-by table of this preset: a :class:`Relation` for every pair of active
+        patterns where A implies B, or that the preset names.
 
         One principle: a pattern that implies another and is worth more includes it, so the implied
         one is not scored (k of its instances, for one counted per set); one worth no more is scored
@@ -138,8 +150,8 @@ class RulePreset:
         scores together all the same; ``suppresses`` lists pairs the seed drops although neither
         implies the other. Limit hands replace everything that is not a limit hand (``engine``).
 
-        >>> [r for r in load_preset("hk-new-style").relations if r[0] == "semi_self_sufficient"]
-        [('semi_self_sufficient', 'wait', 1, True, 'implied, and worth more (7 > 2): included')]
+        >>> [r for r in load_preset("hk-new-style").relations if r.a == "semi_self_sufficient"]
+        [Relation(a='semi_self_sufficient', b='wait', k=1, replaces=True, implied=True, why='worth more (7 > 2)')]
         """
         active = self.active_ids
         out = []
@@ -149,30 +161,29 @@ class RulePreset:
             for b, k in row.items():
                 if b not in active:
                     continue
+                wa, wb = _fmt(self.worth(a)), _fmt(self.worth(b, k or 1))
                 if b in self.stacks.get(a, {}):
-                    out.append((a, b, k, False, f"implied, scored on top all the same: {self.stacks[a][b]}"))
+                    out.append(Relation(a, b, k, False, True, f"the preset: {self.stacks[a][b]}"))
                 elif self.worth(a) > self.worth(b, k or 1):
-                    out.append((a, b, k, True, f"implied, and worth more ({_fmt(self.worth(a))} > "
-                                               f"{_fmt(self.worth(b, k or 1))}): included"))
+                    out.append(Relation(a, b, k, True, True, f"worth more ({wa} > {wb})"))
                 else:
-                    out.append((a, b, k, False, f"implied, but worth no more ({_fmt(self.worth(a))} <= "
-                                                f"{_fmt(self.worth(b, k or 1))}): scored on top"))
+                    out.append(Relation(a, b, k, False, True, f"worth no more ({wa} <= {wb})"))
         for a, victims in self.suppresses.items():
             if a not in active:
                 continue
             for b in victims:
-                if b in active and not any(r[0] == a and r[1] == b for r in out):
-                    why = self.choices.get(f"suppresses.{a}", "named by the preset")
-                    out.append((a, b, 0, True, f"not implied, dropped all the same: {why}"))
+                if b in active and not any(r.a == a and r.b == b for r in out):
+                    why = self.choices.get(f"suppresses.{a}", "a house rule")
+                    out.append(Relation(a, b, 0, True, False, f"the preset: {why}"))
         return tuple(out)
 
     @cached_property
     def replaces(self) -> dict[str, tuple[tuple[str, int], ...]]:
         """A -> ((B, k), ...): when A is scored, k instances of B are not (k = 0: all of them)."""
         out: dict[str, list[tuple[str, int]]] = {}
-        for a, b, k, replaced, _ in self.relations:
-            if replaced:
-                out.setdefault(a, []).append((b, k))
+        for r in self.relations:
+            if r.replaces:
+                out.setdefault(r.a, []).append((r.b, r.k))
         return {a: tuple(v) for a, v in out.items()}
 
 

@@ -15,13 +15,13 @@ _SIX_NINE_TWELVE = (1, 2, 4, 8, 16, 32, 64, 74, 84, 128, 138, 148, 256, 266, 276
                     542, 552, 1024)
 
 TABLES = {
-    "traditional": "0:1 1:2 2:4 3:8 4-6:16 7-9:32 10+:64 (seeds 003, 000)",
-    "simplified": "3:1 4-6:2 7-9:4 10+:8, nothing below 3 (seed 000)",
+    "traditional": "0:1 1:2 2:4 3:8 4-6:16 7-9:32 10+:64 (the Old Style page, the Wikipedia rules)",
+    "simplified": "3:1 4-6:2 7-9:4 10+:8, nothing below 3 (the Wikipedia rules)",
     "canton": "0:1 1:2 2:4 3:8 4:16 5:24 6:32 7:48 8:64 9:96 10:128 11:192 12:256 13+:384 "
-              "(seed 000's Canton discard column = seed 001 = half-spicy 半辣上)",
-    "6-9-12": "0:1 ... 6:64 7:74 8:84 9:128 ... 12:256 ... 15:512 ... 20+:1024 (seed 002)",
+              "(the Wikipedia rules' Canton discard column = the Scoring Guide = half-spicy 半辣上)",
+    "6-9-12": "0:1 ... 6:64 7:74 8:84 9:128 ... 12:256 ... 15:512 ... 20+:1024 (Four Winds' Chinese New Style)",
     "fan": "points equal fan (the default where a seed gives no table)",
-    "doubling": "2^fan, no limit (seed 000's 'most extreme of styles')",
+    "doubling": "2^fan, no limit (the Wikipedia rules' 'most extreme of styles')",
 }
 
 

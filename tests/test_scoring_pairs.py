@@ -491,7 +491,7 @@ def test_declared_implications_hold_under_every_preset_setting():
 
 def _expected(p, matched: dict) -> tuple[dict, set]:
     """What the relations table says is scored of ``matched``: kept counts and dropped pairs."""
-    rel = {(a, b): (k, rep) for a, b, k, rep, _ in p.relations}
+    rel = {(r.a, r.b): (r.k, r.replaces) for r in p.relations}
     taken: dict[str, int] = {}
     dropped = set()
     for a in matched:
@@ -546,8 +546,9 @@ def test_pairs_found_together_in_hands_are_scored_by_the_table(rid):
 @pytest.mark.parametrize("rid", PRESET_IDS)
 def test_relations_name_their_reasons(rid):
     p = load_preset(rid)
-    for a, b, k, rep, why in p.relations:
-        assert why and a in p.patterns and b in p.patterns
+    for r in p.relations:
+        assert r.why and r.a in p.patterns and r.b in p.patterns
+        assert r.implied == (r.b in implied(p.settings).get(r.a, {}))
     for a, row in p.stacks.items():
         for b in row:
             assert b in implied(p.settings).get(a, {}), f"{rid}: stacks {a} > {b} names no implied pair"
