@@ -538,6 +538,26 @@ def test_contract_entry_point_from_vision():
     assert rec.to_json()["hand"] == recognize(HONOURS).hand
 
 
+def test_the_recogniser_runs_its_stages_in_order_and_times_each():
+    reading = default_recognizer()(HONOURS)
+    assert list(reading.elapse) == ["load", "find", "read", "lay out", "group", "propose"]
+    assert all(s >= 0 for s in reading.elapse.values()) and "elapse" not in reading.to_json()
+
+
+def test_the_recognisers_settings_are_pinned():
+    """A default changed is a reading changed: change it here too, deliberately."""
+    from dataclasses import asdict
+
+    assert asdict(RecognizerConfig()) == {
+        "work_side": 1600, "brighten": True, "unstretch": True, "balance": True, "proposal_iou": 0.6,
+        "drop_not_a_tile": 0.5, "sure_tile": 0.6, "sure_not_a_tile": 0.85, "duplicate_iou": 0.25,
+        "duplicate_core": 0.6, "fill_gaps": True, "fill_grid": True, "gap_max_not": 0.3, "gap_min_conf": 0.6,
+        "gap_score": 0.5, "low_confidence": 0.8, "doubtful_not_a_tile": 0.25}
+    assert Recognizer(fill_grid=False, up=None).config.fill_grid is False
+    with pytest.raises(TypeError):
+        Recognizer(thorough=True)  # settings are the config's fields, no others
+
+
 @pytest.mark.parametrize("name", ["hand-honours.jpg", "hand-pungs.jpg", "hand-bonus.jpg"])
 def test_sample_tiles_are_found_where_labelled_and_read_right(name):
     from datasets.crops import iou
