@@ -1,6 +1,6 @@
 """How often a photographed hand is scored without a person, and how often such a hand is wrong.
 
-    python benchmarks/autoscore_eval.py [--data ../shared/data] [--photos valid|held-out] [--sweep]
+    python -m benchmarks.autoscore_eval [--data ../shared/data] [--photos valid|held-out] [--sweep]
         [--rules ID] [--seat SEAT] [--write-expected FILE.csv]
 
 Photos: the HK photos of the Roboflow *valid* split (as ``recognize_eval.py`` reads them, with the
@@ -30,11 +30,9 @@ from __future__ import annotations
 import argparse
 import csv
 import os
-import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 SWEEP_PLAUSIBLE = (0.05, 0.1, 0.15, 0.2, 0.25, 0.35, 0.5)
 SWEEP_TOSS_UP = (0.5, 0.75, 99.0)

@@ -1,7 +1,7 @@
 """Batch throughput: photos per hour with 1 and 2 local workers and a 2-worker Dask LocalCluster.
 
     pip install '.[dask]'
-    python benchmarks/batch_throughput.py --data ../shared/data [--photos 200]
+    python -m benchmarks.batch_throughput --data ../shared/data [--photos 200]
 
 Photos: the Roboflow HK photos (valid split first, then train), copied to a temporary folder.
 Each configuration writes a fresh JSON Lines file; the figures include starting the workers and
@@ -14,12 +14,10 @@ import argparse
 import glob
 import os
 import shutil
-import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 
 class _Quiet:

@@ -1,6 +1,6 @@
 """Peak memory reading pictures just under the 200 MP limit, on the command line and in the server.
 
-    python benchmarks/decode_memory.py [--side 14100] [--keep DIR] [--no-server]
+    python -m benchmarks.decode_memory [--side 14100] [--keep DIR] [--no-server]
 
 Pictures of 14100 x 14100 pixels (198.8 MP) that compress to almost nothing, one per pixel format:
 16-bit grey, palette with a transparent colour, 1-bit, RGB, RGBA PNGs, a progressive JPEG (4:2:0) and a
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import os
-import resource
 import socket
 import subprocess
 import sys
@@ -23,7 +22,6 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 KINDS = ["grey16.png", "palette-transparent.png", "bilevel.png", "rgb.png", "rgba.png", "progressive-420.jpg",
          "baseline.jpg"]

@@ -1,7 +1,7 @@
 """Table app latency: upload of a 12 MP photo to annotated result, p50 and p95 over 20 requests.
 
     pip install '.[serve]' httpx
-    python benchmarks/serve_latency.py [--requests 20]
+    python -m benchmarks.serve_latency [--requests 20]
 
 A real ``mjcam serve`` on loopback (its own process, models loaded by a first warm-up request).
 Each request: POST the photo, then GET the annotated picture it points to. Printed beside it,
@@ -20,7 +20,6 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 
 def _photo_12mp(folder: str) -> str:

@@ -1,6 +1,6 @@
 """Table server under load: N clients at once for a bounded time on loopback; latency, errors, memory.
 
-    python benchmarks/serve_load.py [--clients 50] [--seconds 60] [--upload-share 0.02]
+    python -m benchmarks.serve_load [--clients 50] [--seconds 60] [--upload-share 0.02]
 
 A real ``mjcam serve`` (its own process, with a PIN, as on a table's Wi-Fi) on 127.0.0.1. Each
 client, in its own thread with its own connection, loops until the time is up over: reading its
@@ -29,7 +29,6 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 PIN = "246810"
 PLAYERS = ["Ann", "Bo", "Cy", "Di"]

@@ -1,6 +1,6 @@
 """How ``hand-layout.jpg`` was made: a hand laid out as mjcam reads it best, from real tile photos.
 
-    python samples/make_layout.py --data DATA [--out samples/hand-layout.jpg]
+    python -m samples.make_layout --data DATA [--out samples/hand-layout.jpg]
 
 DATA is the folder holding the Roboflow "Chinese Mahjong Detection" set (``roboflow-hk-chinese``,
 CC BY 4.0). Its valid photos ``hand_017`` to ``hand_020`` show every tile of one set: each tile
@@ -22,7 +22,6 @@ import cv2
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 #: the hand: [345m] [777p] {RdRdRdRd} 234s 9p F2 S2 +9p (South's flower and season)
 GROUPS = [("concealed", ["2s", "3s", "4s", "9p"], False), ("chow", ["3m", "4m", "5m"], True),

@@ -1,6 +1,6 @@
 """A short run of benchmarks/serve_load.py: 50 clients at once for a few seconds against a real
 `mjcam serve` on loopback, with a PIN: no 5xx, no transport error, no lost or doubled write, and
-every malformed request a 4xx. (The full run: python benchmarks/serve_load.py --seconds 60.)"""
+every malformed request a 4xx. (The full run: python -m benchmarks.serve_load --seconds 60.)"""
 
 import importlib.util
 import io
