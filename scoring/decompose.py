@@ -163,6 +163,7 @@ def _split(chows: list[int], pair: int, pungs: list[int]) -> tuple:
     return (chows_t, pair, pungs_t) + stats + (pm, common_numbers(chows_t, pungs_t), chow_facts(*stats))
 
 
+TABLE_BOUND = 50000  # entries a table keeps, for a long-running process that meets many odd hands
 _SUITS: tuple[dict, dict, dict] = ({}, {}, {})  # per suit: its tiles, sorted -> entry (see _suit_entry)
 _HONOURS: dict = {}  # the honour tiles, sorted -> (split, tiles held) or None
 
@@ -189,7 +190,7 @@ def _suit_entry(s: int, key: tuple[int, ...]) -> tuple | None:
             present |= 1 << t
         entry = (r == 2, tuple(out.values()), present, tuple(base + i for i in range(9) if seg[i] == 4))
     table = _SUITS[s]
-    if len(table) > 50000:  # a bound for a long-running process that meets many odd hands
+    if len(table) > TABLE_BOUND:
         table.clear()
     table[key] = entry
     return entry
@@ -207,7 +208,7 @@ def _honour_entry(key: tuple[int, ...]) -> tuple | None:
         else:
             pairs = 9  # a single or four alike: no split
     entry = None if pairs > 1 else (_split([], pair, pungs), present)
-    if len(_HONOURS) > 50000:
+    if len(_HONOURS) > TABLE_BOUND:
         _HONOURS.clear()
     _HONOURS[key] = entry
     return entry
@@ -335,13 +336,6 @@ def _wait(kind: str, tile: int, win: int) -> str:
     return "two-sided"
 
 
-def _counts(tiles: tuple[int, ...]) -> tuple[int, ...]:
-    c = [0] * 34
-    for t in tiles:
-        c[t] += 1
-    return tuple(c)
-
-
 def standard_arrangement(melded: tuple[Group, ...], deco: tuple[tuple[str, int], ...], kind: str,
                          tile: int, win: int, self_drawn: bool) -> Arrangement:
     """The reading of ``deco`` (plus the declared sets) in which the winning tile completed
@@ -363,25 +357,6 @@ def melded_groups(hand: Hand) -> tuple[Group, ...]:
 
 
 _new = tuple.__new__  # a NamedTuple from its fields in order, without the keyword handling
-
-
-_ORPHAN_LIST = tuple(sorted(ORPHANS))
-
-
-def is_thirteen_orphans(counts: tuple[int, ...]) -> bool:
-    for t in _ORPHAN_LIST:
-        if not counts[t]:
-            return False
-    return sum(counts) == 14 == sum(counts[t] for t in _ORPHAN_LIST)
-
-
-def seven_pairs_tiles(counts: tuple[int, ...], allow_four: bool) -> list[int] | None:
-    """The pair tiles of a seven-pairs reading, or None. ``allow_four``: four alike as two pairs."""
-    if sum(counts) != 14 or any(n % 2 for n in counts):
-        return None
-    if not allow_four and any(n == 4 for n in counts):
-        return None
-    return [t for t in range(34) for _ in range(counts[t] // 2)]
 
 
 def arrangements(hand: Hand, self_drawn: bool, *, seven_pairs: bool = True,
@@ -411,8 +386,6 @@ def special_arrangements(hand: Hand, seven_pairs: bool = True, allow_four: bool 
     tiles = hand.concealed
     win = hand.winning
     result: list[Arrangement] = []
-    if len(tiles) != 14:
-        return result
     if seven_pairs:
         pairs = tiles[0::2]
         if pairs == tiles[1::2] and (allow_four or len(set(pairs)) == 7):
@@ -423,7 +396,7 @@ def special_arrangements(hand: Hand, seven_pairs: bool = True, allow_four: bool 
                 marked = marked or is_win
                 groups.append(Group("pair", t, winning=is_win))
             result.append(Arrangement("seven_pairs", tuple(groups), "single"))
-    if tiles[0] == 0 and tiles[-1] == 33 and set(tiles) == ORPHANS:
+    if len(tiles) == 14 and tiles[0] == 0 and tiles[-1] == 33 and set(tiles) == ORPHANS:
         result.append(Arrangement("thirteen_orphans", (Group("orphans", win, winning=True),),
                                   "thirteen-sided" if tiles.count(win) == 2 else "single"))
     return result

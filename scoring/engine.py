@@ -164,7 +164,7 @@ def _score_reading(f: Features, preset: RulePreset) -> tuple:
     tallies = preset._tallies
     tally = tallies.get(key)
     if tally is None:
-        if len(tallies) > 65536:
+        if len(tallies) > MEMO_BOUND:
             tallies.clear()
         tally = tallies[key] = _tally(preset, _merge(preset, cands[1], key[1] if tests else ()))
     return tally
@@ -306,6 +306,7 @@ def _readings(h: Hand, ctx: WinContext, preset: RulePreset, f: Features, got: tu
     return out
 
 
+MEMO_BOUND = 65536  # entries a memo keeps before it starts again
 _CONTEXTS: dict[tuple, WinContext] = {}
 
 
@@ -323,7 +324,7 @@ def _context(kw: dict) -> WinContext:
     if self_drawn is False and not discarder:
         raise ContextError("a win that is not self-drawn needs the discarder's seat")
     ctx = WinContext(**kw)
-    if len(_CONTEXTS) > 1024:
+    if len(_CONTEXTS) > MEMO_BOUND:
         _CONTEXTS.clear()
     _CONTEXTS[key] = ctx
     return ctx

@@ -14,6 +14,8 @@ honours repeat (``EEE``); tenhou honours ``1z``..``7z`` are accepted. A malforme
 True
 >>> parse_hand("123m 456m 789m 11z 22z +2z").concealed[-5:]
 (27, 27, 28, 28, 28)
+>>> [m.tile for m in h.melds], sorted(parse_hand("123m 456m 789m EEE 5p +5p").present)[-2:]
+([0, 31, 26], [13, 27])
 """
 
 from __future__ import annotations
@@ -300,6 +302,7 @@ _PLAIN_PART = re.compile(r"([1-9]+)([mpsz])|([RGW]d|[ESWN])")  # a dragon before
 _PLAIN_ONE = re.compile(r"[1-9][mps]|[1-7]z|[RGW]d|[ESWN]")
 _PLAIN_BONUS = re.compile(r"[FS][1-4]")
 _PLAIN: dict[str, tuple | None] = {}
+PLAIN_BOUND = 8192  # tokens remembered before the memo starts again
 
 
 def _plain_tiles(text: str) -> tuple[int, ...]:
@@ -345,7 +348,7 @@ def _parse_plain(text: str) -> Hand | None:
         if got is None:
             if tok in _PLAIN:
                 return None
-            if len(_PLAIN) > 8192:
+            if len(_PLAIN) > PLAIN_BOUND:
                 _PLAIN.clear()
             got = _PLAIN[tok] = _plain_token(tok)
             if got is None:

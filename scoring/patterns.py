@@ -320,10 +320,6 @@ class Pattern:
             return 0
         return int(self.fn(f))
 
-    @property
-    def needs_names(self) -> tuple[str, ...]:
-        return tuple(name for name in TRAITS if self.needs & TRAIT[name])
-
 
 PATTERNS: dict[str, Pattern] = {}
 
@@ -537,15 +533,8 @@ _PAIR_RULE = {"any": "", "suited": "pair_suited", "no_value_wind": "pair_not_val
                                   + {2: "suits2plus", 3: "three_suits"}.get(st.get("all_chows_min_suits", 1), "")),
                            st.get("all_chows_min_suits", 1) <= 3))
 def _all_chows(f: Features) -> bool:
-    """Four chows and a pair (the pair and the suits as the preset says)."""
-    rule = f.settings.get("all_chows_pair", "any")
-    p = f.pair
-    if rule == "suited" and p >= 27:
-        return False
-    if rule == "no_value_wind" and (p == f.seat_wind or p == f.round_wind):
-        return False
-    if rule == "no_value" and (p >= 31 or p == f.seat_wind or p == f.round_wind):
-        return False
+    """Four chows and a pair (the pair and the suits as the preset says: the pair's rule is in the
+    pattern's needs under the preset's settings)."""
     return f.n_suits >= f.settings.get("all_chows_min_suits", 1)
 
 

@@ -23,6 +23,9 @@ from .presets import DEFAULT_SETTINGS, PRESET_DATA, SETTING_CHOICES
 from .tables import TABLES
 
 
+CANDIDATES_BOUND = 4096  # candidate sets a preset keeps before it starts again
+
+
 class Relation(NamedTuple):
     """How pattern ``a`` bears on pattern ``b`` under a preset: ``replaces`` (b is not scored when
     a is; ``k`` of its instances, 0 for all), ``implied`` (every hand with a has b), ``why``."""
@@ -88,11 +91,6 @@ class RulePreset:
         return frozenset(pid for pid, _ in self._active)
 
     @cached_property
-    def predicates(self) -> tuple[tuple[str, object], ...]:
-        """(pattern id, predicate) of the active patterns, for the scoring loop."""
-        return tuple((pid, PATTERNS[pid].fn) for pid, _ in self._active)
-
-    @cached_property
     def _candidates(self) -> dict:
         return {}
 
@@ -112,7 +110,7 @@ class RulePreset:
         """:meth:`candidates` of a reading whose traits include its shape's; cached per traits."""
         cands = self._candidates.get(traits)
         if cands is None:
-            if len(self._candidates) > 4096:
+            if len(self._candidates) > CANDIDATES_BOUND:
                 self._candidates.clear()
                 self._tallies.clear()
             fit = []

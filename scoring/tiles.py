@@ -8,6 +8,8 @@ and seasons S1-S4; a bonus tile's number is the seat it belongs to (1 East ... 4
 ('5m', 4, 31, 'F1', True)
 >>> is_terminal(index("9s")), is_honour(index("E")), suit_of(index("3p")), number_of(index("3p"))
 (True, True, 'p', 3)
+>>> seat_number("S"), wind_index("N")
+(2, 30)
 """
 
 from __future__ import annotations
