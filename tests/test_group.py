@@ -133,6 +133,29 @@ def test_a_flower_read_twice_takes_the_less_sure_readings_bonus_alternative():
     assert g.codes[B] == "F3" and not any("read as" in n for n in g.notes)
 
 
+def test_a_tile_read_a_fifth_time_takes_its_alternative_of_which_fewer_than_four_are_read():
+    # a pung of 5p melded and 5p 5p 5p concealed: five 5p, which no set has
+    codes = ["5p", "5p", "5p", "1m", "2m", "3m", "4p", "5p", "5p", "E", "E", "S", "S", "S"]
+    tiles = row(codes, gaps={3}, sideways={1})
+    A = 7  # the concealed 5p the classifier is least sure of
+    tiles[A] = TileObs(tiles[A].box, "5p", 0.55, [("3p", 0.3), ("5s", 0.1)])
+    for k in (0, 1, 2):
+        tiles[k] = TileObs(tiles[k].box, "5p", 0.97, [], tiles[k].orientation)
+    g = MeldGrouper()(tiles)
+    assert g.codes[A] == "3p" and A in g.needs_confirmation
+    assert any(f"tile {A + 1} read as 3p (not 5p): a set has four 5p" in n for n in g.notes)
+    assert sum(c == "5p" for c in g.codes) == 4
+    # an alternative of which four are read already is not taken; none left: every 5p flagged
+    tiles[9:] = row(["E", "S", "S", "S", "S"], x=tiles[9].box[0])
+    tiles[A] = TileObs(tiles[A].box, "5p", 0.55, [("S", 0.3), ("3p", ALT_MIN - 0.01)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[A] == "5p" and {0, 1, 2, A, A + 1} <= set(g.needs_confirmation)
+    assert any("5 tiles read 5p: a set has four" in n for n in g.notes)
+    # four of a tile is a set's whole: nothing changes
+    g = MeldGrouper()(row(codes[:7] + ["5p", "6p"] + codes[9:], gaps={3}, sideways={1}))
+    assert not any("a set has four" in n for n in g.notes)
+
+
 def test_claimed_tiles_that_make_no_set_are_flagged():
     tiles = row(["1m", "5p", "9s", "E", "E", "E", "E", "S", "S", "S", "W", "W", "W", "N", "N"], gaps={3, 13},
                 sideways={0})

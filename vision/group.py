@@ -13,6 +13,8 @@ orientation; no image and no model is needed, so the heuristics run alone in tes
 - Bonus tiles (flowers, seasons) stand apart wherever they lie. A set has one of each: a flower
   or season read twice is a misread — the less sure reading takes its likeliest bonus
   alternative not read yet, and both tiles are flagged.
+- A set has four of each tile: a tile read a fifth time is a misread — the least sure of them
+  takes its likeliest alternative of which fewer than four are read (or all are flagged).
 - A lone tile at the end of the last row is the winning tile; otherwise the last concealed tile
   is proposed (not flagged: :mod:`vision.trust` asks whether another choice changes the score).
 - The rules help: when the hand is no win and a doubtful tile's alternative makes it one, the
@@ -307,6 +309,7 @@ class MeldGrouper:
         groups, concealed, bonus = _sets(runs, codes, [tiles[i] for i in order], flagged, notes)
         winning, guessed = _winning_tile(runs, codes, concealed, notes)
         self._bonus_once(bonus, codes, tiles, order, flagged, notes)
+        self._four_at_most(groups, concealed, codes, tiles, order, flagged, notes)
         if bonus:
             groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
         if concealed:
@@ -329,6 +332,35 @@ class MeldGrouper:
                 codes[p] = alt
         notes += [f"tiles {k + 1} and {p + 1} both read {codes[k]}: a set has one; check them"
                   for k, p, alt in twice if alt is None]
+
+    @staticmethod
+    def _four_at_most(groups: list[dict], concealed: list[int], codes: list[str], tiles: list[TileObs],
+                      order: list[int], flagged: set[int], notes: list[str]) -> None:
+        """A set has four of each tile: where a code is read more often, its least sure readings take
+        their likeliest alternative (given at least ``ALT_MIN``) of which fewer than four are read,
+        and are flagged with a note; with no such alternative, the code's tiles are flagged."""
+        positions = list(concealed) + [p for g in groups if g["kind"] != "concealed_kong" for p in g["tiles"]]
+        count: dict[str, int] = {}
+        for p in positions:
+            count[codes[p]] = count.get(codes[p], 0) + 1
+        for g in groups:
+            if g["kind"] == "concealed_kong":  # its face-down ends are the same tile
+                count[g["code"]] = count.get(g["code"], 0) + 4 - sum(codes[p] == g["code"] for p in g["tiles"])
+        for code in [c for c, n in count.items() if n > 4 and c in INDEX]:
+            mine = sorted((p for p in positions if codes[p] == code), key=lambda p: tiles[order[p]].confidence)
+            for p in mine[:count[code] - 4]:
+                alts = [(c, q) for c, q in tiles[order[p]].alternatives
+                        if c in INDEX and c != code and count.get(c, 0) < 4 and q >= ALT_MIN]
+                flagged.add(p)
+                if not alts:
+                    notes.append(f"{count[code]} tiles read {code}: a set has four; check them")
+                    flagged.update(mine)
+                    break
+                alt = max(alts, key=lambda a: a[1])[0]
+                notes.append(f"tile {p + 1} read as {alt} (not {code}): a set has four {code}")
+                codes[p] = alt
+                count[code] -= 1
+                count[alt] = count.get(alt, 0) + 1
 
     def _counted(self, groups: list[dict], codes: list[str], winning: int | None, notes: list[str]) -> list[dict]:
         """The groups with four alike in a hand too long taken as concealed kongs laid face up
