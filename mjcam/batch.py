@@ -27,6 +27,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+from mjcam.service import WinFlags, judge, read_photo, score_hand
+
 SUPPORTED = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
 CSV_FIELDS = ["path", "hash", "status", "hand", "needs_person", "legal", "fan", "points", "rules",
               "error_kind", "error", "duplicate_of", "tiles", "detail"]
@@ -108,40 +110,42 @@ def content_hash(path: str) -> str | None:
 @dataclass(frozen=True)
 class Options:
     rules: str = "hk-old-style"
-    house: tuple = ()  # (key, value) pairs for scoring.score
-    situation: tuple = ()
+    house: tuple = ()  # (key, value) pairs of house rules, as mjcam.service.score_hand takes them
+    flags: WinFlags = WinFlags()
 
 
 def process(path: str, digest: str | None, options: Options) -> dict:
     """One photo's record (never raises for a bad photo: the error is the record)."""
-    from mjcam.scoring import score
     from mjcam.vision.io import ImageError
-    from mjcam.vision.pipeline import default_recognizer
 
     base = {"path": path, "hash": digest}
     try:
-        rec = default_recognizer()(path)
+        reading = read_photo(path)
     except ImageError as e:
         return {**base, "status": "error", "needs_person": True, "error": {"kind": e.kind, "message": str(e)}}
     except Exception as e:  # a fault of ours must not stop the run: it is recorded and counted
         return {**base, "status": "error", "needs_person": True,
                 "error": {"kind": "internal", "message": f"{type(e).__name__}: {e}"}}
+    return {**base, **_scored(reading, options)}
+
+
+def _scored(reading, options: Options) -> dict:
+    """The record of a photo read: the reading, its score, and whether a person is needed."""
+    rec, house = reading.recognition, dict(options.house)
     d = rec.to_json()
-    record = {**base, "image": {"width": rec.width, "height": rec.height}, "tiles": d["tiles"],
+    record = {"image": {"width": rec.width, "height": rec.height}, "tiles": d["tiles"],
               "groups": d["groups"], "hand": rec.hand, "needs_confirmation": rec.needs_confirmation,
               "notes": rec.notes, "legal": None, "score": None, "error": None}
     if rec.hand:
         try:
-            result = score(rec.hand, options.rules, **dict(options.house), **dict(options.situation))
+            result = score_hand(reading.hand, options.rules, options.flags, house)
             record["score"] = result.to_json()
             record["legal"] = result.legal
         except Exception as e:  # noqa: BLE001  (recorded, not fatal)
             record["error"] = {"kind": "score", "message": f"{type(e).__name__}: {e}"}
     record["status"] = "no-hand" if not rec.hand else "scored" if record["legal"] else "not-a-win"
     # scored without a person only where no likely misreading would be paid differently (vision.trust)
-    from mjcam.vision.trust import check
-
-    verdict = check(rec, options.rules, **dict(options.house), **dict(options.situation))
+    verdict = judge(rec, (options.rules,), options.flags, house)
     record["check"] = [d.message for d in verdict.doubts]
     record["needs_person"] = not verdict.auto
     return record

@@ -7,14 +7,16 @@ import argparse
 import json
 import sys
 import unicodedata
+from dataclasses import fields
 
 from mjcam.scoring import (PATTERNS, PRESET_IDS, ConfigError, ContextError, NotationError, ScoreResult,
-                     format_hand, load_preset, parse_hand, score, waits)
+                     format_hand, load_preset, parse_hand, waits)
 from mjcam.scoring.engine import resolve_preset
 from mjcam.scoring.notation import format_tiles
 from mjcam.scoring.payments import SCHEMES
 from mjcam.scoring.tables import TABLES
 from mjcam.scoring.tiles import SEATS
+from mjcam.service import WinFlags, conditions_help, judge, read_photo, score_hand
 
 SEAT_NAMES = {"E": "East", "S": "South", "W": "West", "N": "North"}
 
@@ -59,15 +61,8 @@ def add_score_options(p: argparse.ArgumentParser, *, rules_all: bool = False, js
     p.add_argument("--round", type=_seat, default="E", help="the prevailing wind (default E)")
     p.add_argument("--dealer", type=_seat, default="E", help="the dealer's seat (default E)")
     p.add_argument("--no-flowers-in-play", action="store_true", help="bonus tiles are not used in this game")
-    for flag, text in (("last-tile", "won on the last tile of the wall (drawn or discarded)"),
-                       ("kong-replacement", "won on a kong's replacement tile"),
-                       ("double-kong", "won on the replacement after two kongs in a row"),
-                       ("robbing-kong", "won by robbing a kong (--discarder is the robbed player)"),
-                       ("heavenly", "dealer wins on the deal"), ("earthly", "won on the dealer's first discard"),
-                       ("man", "non-dealer wins in the first go-around"),
-                       ("last-of-kind", "the winning tile was the last of its kind"),
-                       ("ready", "a ready hand was declared at the start")):
-        p.add_argument("--" + flag, action="store_true", help=text)
+    for name, text in conditions_help():  # --last-tile, --kong-replacement ...
+        p.add_argument("--" + name.replace("_", "-"), action="store_true", help=text)
     p.add_argument("--responsible", type=_seat, metavar="SEAT", help="this seat pays for everyone (包)")
     p.add_argument("--min-fan", type=_nonneg, metavar="N", help="house minimum")
     p.add_argument("--cap", type=_nonneg, metavar="N", help="house cap on fan")
@@ -78,12 +73,10 @@ def add_score_options(p: argparse.ArgumentParser, *, rules_all: bool = False, js
         p.add_argument("--json", action="store_true", help="print JSON")
 
 
-def situation(a: argparse.Namespace) -> dict:
-    return dict(discarder=a.discarder, seat=a.seat, round=a.round, dealer=a.dealer,
-                flowers_in_play=not a.no_flowers_in_play, last_tile=a.last_tile,
-                kong_replacement=a.kong_replacement, double_kong=a.double_kong,
-                robbing_kong=a.robbing_kong, heavenly=a.heavenly, earthly=a.earthly, man=a.man,
-                last_of_kind=a.last_of_kind, ready=a.ready, responsible=a.responsible)
+def win_flags(a: argparse.Namespace) -> WinFlags:
+    """How the hand was won, as the options of :func:`add_score_options` say."""
+    given = {f.name: getattr(a, f.name) for f in fields(WinFlags) if f.name != "flowers_in_play"}
+    return WinFlags(flowers_in_play=not a.no_flowers_in_play, **given)
 
 
 def house_rules(a: argparse.Namespace) -> dict:
@@ -175,7 +168,8 @@ def render_all(results: list[ScoreResult]) -> str:
 def cmd_score(a: argparse.Namespace) -> int:
     hand = " ".join(a.hand)
     ids = PRESET_IDS if a.rules == "all" else (a.rules,)
-    results = [score(hand, rid, **house_rules(a), **situation(a)) for rid in ids]
+    flags, house = win_flags(a), house_rules(a)
+    results = [score_hand(hand, rid, flags, house) for rid in ids]
     if a.json:
         out = [r.to_json() for r in results]
         print(json.dumps(out if a.rules == "all" else out[0], ensure_ascii=False, indent=1))
@@ -186,9 +180,7 @@ def cmd_score(a: argparse.Namespace) -> int:
 
 def cmd_waits(a: argparse.Namespace) -> int:
     hand = parse_hand(" ".join(a.hand), waiting=True)
-    sit = situation(a)
-    discarder = sit.pop("discarder")
-    found = waits(hand, a.rules, discarder=discarder, **house_rules(a), **sit)
+    found = waits(hand, a.rules, **house_rules(a), **win_flags(a).situation())
     if a.json:
         print(json.dumps([{"tile": w.tile, "discarder": w.discarder, "discard": w.discard.to_json(),
                            "self_drawn": w.self_drawn.to_json()} for w in found],
@@ -298,19 +290,13 @@ def cmd_classify(a: argparse.Namespace) -> int:
 
 
 def _read_photo(path: str, annotate: str | None):
-    """(image, recognition) of one photo; the annotated picture written when asked."""
-    from mjcam.vision.annotate import save_annotated
+    """One photo read (:func:`mjcam.service.read_photo`); the annotated picture written when asked."""
     from mjcam.vision.classify import ModelError
-    from mjcam.vision.pipeline import default_recognizer
 
-    rec = default_recognizer()
     try:
-        image, rec_ = rec.load_and_read(path)
-        if annotate:
-            save_annotated(annotate, image, rec_)
+        return read_photo(path, annotate=annotate)
     except ModelError as e:
         raise UsageError(str(e)) from None
-    return image, rec_
 
 
 def _annotate_path(out: str | None, photo: str, many: bool) -> str | None:
@@ -342,7 +328,7 @@ def cmd_recognize(a: argparse.Namespace) -> int:
     many = len(a.photos) > 1
     for path in a.photos:
         try:
-            _, rec = _read_photo(path, _annotate_path(a.annotate, path, many))
+            rec = _read_photo(path, _annotate_path(a.annotate, path, many)).recognition
         except ImageError as e:
             print(f"mjcam: error: {e}", file=sys.stderr)
             results.append({"image": {"path": path}, "error": str(e)})
@@ -362,13 +348,14 @@ def cmd_recognize(a: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
-def _confirm(rec, a: argparse.Namespace, out) -> str:
-    """The hand to score: the proposal when accepted, or what the person types (asked again until
-    it parses)."""
+def _confirm(reading, a: argparse.Namespace, out):
+    """The hand to score, as written and as a Hand: the proposal when accepted, or what the person
+    types (asked again until it parses)."""
+    rec = reading.recognition
     if a.yes:
         if not rec.hand:
             raise UsageError(f"{rec.path}: no complete hand could be read; run without --yes to type it")
-        return rec.hand
+        return rec.hand, reading.hand
     while True:
         prompt = "Enter accepts the proposed hand, or type the hand: " if rec.hand else "Type the hand: "
         print(prompt, end="", file=out, flush=True)
@@ -378,25 +365,13 @@ def _confirm(rec, a: argparse.Namespace, out) -> str:
         line = line.strip()
         if not line:
             if rec.hand:
-                return rec.hand
+                return rec.hand, reading.hand
             print("  nothing to accept: type the hand in notation", file=out)
             continue
         try:
-            parse_hand(line)
+            return line, parse_hand(line)
         except NotationError as e:
             print(f"  {e}; try again", file=out)
-            continue
-        return line
-
-
-def _trust(rec, ids, a: argparse.Namespace):
-    """The verdict on a reading (vision.trust) under each preset in ``ids``: sure only where sure
-    under all of them."""
-    from mjcam.vision.trust import Trust, check
-
-    verdicts = [check(rec, rid, **house_rules(a), **situation(a)) for rid in ids]
-    doubts = list({d.message: d for v in verdicts for d in v.doubts}.values())
-    return Trust(not doubts, doubts, max(v.readings for v in verdicts), verdicts[0].score)
 
 
 def cmd_photo(a: argparse.Namespace) -> int:
@@ -404,23 +379,25 @@ def cmd_photo(a: argparse.Namespace) -> int:
 
     out = sys.stderr if a.json else sys.stdout
     try:
-        _, rec = _read_photo(a.photo, a.annotate)
+        reading = _read_photo(a.photo, a.annotate)
     except ImageError as e:
         raise UsageError(str(e)) from None
+    rec = reading.recognition
     _describe(rec, out, doubts=False)
     ids = PRESET_IDS if a.rules == "all" else (a.rules,)
-    verdict = _trust(rec, ids, a)
+    flags, house = win_flags(a), house_rules(a)
+    verdict = judge(rec, ids, flags, house)
     if verdict.auto:
         print("  sure: no likely misreading of the photo changes the score", file=out)
     for d in verdict.doubts:
         print(f"  check {d.message}", file=out)
-    hand = _confirm(rec, a, out)
-    if a.yes and hand and not verdict.auto:
+    text, hand = _confirm(reading, a, out)
+    if a.yes and text and not verdict.auto:
         print("mjcam: scored as read with --yes; a person should check the tiles above", file=sys.stderr)
-    results = [score(hand, rid, **house_rules(a), **situation(a)) for rid in ids]
+    results = [score_hand(hand, rid, flags, house) for rid in ids]
     if a.json:
         sc = [r.to_json() for r in results]
-        print(json.dumps({"recognition": rec.to_json(), "accepted": hand == rec.hand, "hand": hand,
+        print(json.dumps({"recognition": rec.to_json(), "accepted": text == rec.hand, "hand": text,
                           "trust": verdict.to_json(), "score": sc if a.rules == "all" else sc[0]},
                          ensure_ascii=False, indent=1))
     else:
@@ -448,7 +425,8 @@ def cmd_batch(a: argparse.Namespace) -> int:
 
     house = {k: v for k, v in house_rules(a).items() if v is not None}
     resolve_preset(a.rules, **house)  # bad house rules fail now, not once per photo
-    options = Options(a.rules, tuple(house.items()), tuple(situation(a).items()))
+    flags = win_flags(a)
+    options = Options(a.rules, tuple(house.items()), flags)
     if a.dask:  # a missing extra is one line, before any output file is made
         try:
             import dask.distributed  # noqa: F401
@@ -467,7 +445,7 @@ def cmd_batch(a: argparse.Namespace) -> int:
                 records = output.records()
             finally:
                 output.close()
-            for line in compare(records, expected, a.rules, {**house, **situation(a)}).lines():
+            for line in compare(records, expected, a.rules, house, flags).lines():
                 print(line, file=sys.stderr)
         if a.review:
             n = write_review(a.out, a.review)
@@ -538,6 +516,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "mjcam photo samples/hand-layout.jpg --yes --seat S")
     ap.add_argument("--version", action="version", version=f"mjcam {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for add in (_add_hand_commands, _add_photo_commands, _add_batch, _add_serve, _add_rules):
+        add(sub)
+    return ap
+
+
+def _add_hand_commands(sub) -> None:
     s = sub.add_parser("score", help="score a hand written in notation")
     s.add_argument("hand", nargs="+", help='the hand, e.g. "[123m] [RdRdRd] 456p 78p 55s +9p"')
     add_score_options(s, rules_all=True)
@@ -546,6 +530,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("hand", nargs="+", help="a 13-tile hand (melds marked), no winning tile")
     add_score_options(w)
     w.set_defaults(func=cmd_waits)
+
+
+def _add_photo_commands(sub) -> None:
     c = sub.add_parser("classify", help="name the tile in each picture of a single tile")
     c.add_argument("images", nargs="+", metavar="IMAGE")
     c.add_argument("--json", action="store_true")
@@ -562,6 +549,9 @@ def build_parser() -> argparse.ArgumentParser:
     ph.add_argument("--annotate", metavar="OUT", help="write the photo with the reading drawn on it")
     add_score_options(ph, rules_all=True)
     ph.set_defaults(func=cmd_photo)
+
+
+def _add_batch(sub) -> None:
     b = sub.add_parser("batch", help="read and score every photo in folders; resumable, parallel")
     b.add_argument("paths", nargs="+", metavar="PATH", help="photos or folders (walked recursively)")
     b.add_argument("--out", required=True, metavar="FILE", help="records go here: .jsonl, .csv or .sqlite")
@@ -573,6 +563,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "print how many hands scored without a person differ from them")
     add_score_options(b, json_flag=False)
     b.set_defaults(func=cmd_batch)
+
+
+def _add_serve(sub) -> None:
     sv = sub.add_parser("serve", help="the table web app: photograph, check and record hands, keep the score")
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for the table's Wi-Fi; "
                     "a game PIN is then asked before any write)")
@@ -583,6 +576,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="also answer to this host name (it answers to its addresses, localhost and, on the "
                          "network, its own name); may be given again")
     sv.set_defaults(func=cmd_serve)
+
+
+def _add_rules(sub) -> None:
     r = sub.add_parser("rules", help="list the presets, or one preset's patterns and values")
     r.add_argument("id", nargs="?", choices=PRESET_IDS, metavar="ID")
     r.add_argument("--config", metavar="FILE.toml", help="show the preset with these house rules")
@@ -590,7 +586,6 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--explain", action="store_true",
                    help="every pattern in the seed's own words, what it implies and what it excludes")
     r.set_defaults(func=cmd_rules)
-    return ap
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,8 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from mjcam.scoring import parse_hand, score
+from mjcam.scoring import parse_hand
+from mjcam.service import WinFlags, score_hand
 
 
 class ExpectedError(Exception):
@@ -88,8 +89,10 @@ class Comparison:
                 f"  {p}: read {got or '-'}, expected {want or '(no winning hand)'}" for p, got, want in self.wrong_photos]
 
 
-def compare(records: list[dict], expected: dict[str, str], rules: str, options: dict) -> Comparison:
-    """How the batch ``records`` fare against the ``expected`` hands, scored under ``rules``."""
+def compare(records: list[dict], expected: dict[str, str], rules: str, house: dict | None = None,
+            flags: WinFlags = WinFlags()) -> Comparison:
+    """How the batch ``records`` fare against the ``expected`` hands, scored under ``rules`` with
+    the ``house`` rules, won as ``flags`` say."""
     c = Comparison()
     for rec in records:
         if rec.get("status") in ("error", "duplicate"):
@@ -99,7 +102,7 @@ def compare(records: list[dict], expected: dict[str, str], rules: str, options: 
         if want is None:
             continue
         c.listed += 1
-        want_score = score(want, rules, **options) if want else None
+        want_score = score_hand(want, rules, flags, house) if want else None
         win = want_score is not None and want_score.legal
         c.wins += win
         if rec["status"] != "scored" or rec.get("needs_person"):
@@ -107,7 +110,7 @@ def compare(records: list[dict], expected: dict[str, str], rules: str, options: 
         c.auto += 1
         c.auto_wins += win
         got = rec.get("hand") or ""
-        got_score = score(got, rules, **options)
+        got_score = score_hand(got, rules, flags, house)
         paid_wrong = not win or paid(got_score) != paid(want_score)
         if paid_wrong or not same_hand(got, want):
             c.wrong += 1

@@ -25,9 +25,10 @@ import threading
 import time
 from dataclasses import dataclass
 
-from mjcam.scoring import ConfigError, ContextError, NotationError, PRESET_IDS, score
+from mjcam.scoring import ConfigError, ContextError, NotationError, PRESET_IDS
 from mjcam.scoring.engine import resolve_preset
 from mjcam.scoring.tiles import SEATS
+from mjcam.service import CONDITIONS, WinFlags, score_hand
 
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_games_hands_photos", """
@@ -85,10 +86,6 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
     """),
 ]
-
-FLAGS = ("last_tile", "kong_replacement", "double_kong", "robbing_kong", "heavenly", "earthly", "man",
-         "last_of_kind", "ready")
-
 
 class LedgerError(ValueError):
     """A request the ledger refuses; ``status`` is the HTTP status that says why."""
@@ -254,19 +251,19 @@ class Ledger:
         if discarder is not None and (not isinstance(discarder, int) or not 0 <= discarder < 4 or discarder == winner):
             raise LedgerError("discarder must be another player's place 0-3, or none for self-drawn")
         flags = dict(flags or {})
-        unknown = set(flags) - set(FLAGS) - {"responsible"}
+        unknown = set(flags) - set(CONDITIONS) - {"responsible"}
         if unknown:
             raise LedgerError(f"unknown flag {sorted(unknown)[0]!r}")
-        sit = {k: bool(flags.get(k)) for k in FLAGS}
+        sit = {k: bool(flags.get(k)) for k in CONDITIONS}
         if flags.get("responsible") is not None:
             r = flags["responsible"]
             if not isinstance(r, int) or not 0 <= r < 4:
                 raise LedgerError("responsible must be a player place 0-3")
             sit["responsible"] = st.seat_of(r)
+        won = WinFlags(discarder=None if discarder is None else st.seat_of(discarder), seat=st.seat_of(winner),
+                       round=st.round, dealer="E", flowers_in_play=bool(g["flowers_in_play"]), **sit)
         try:
-            result = score(hand, preset, seat=st.seat_of(winner), dealer="E",
-                           round=st.round, discarder=None if discarder is None else st.seat_of(discarder),
-                           flowers_in_play=bool(g["flowers_in_play"]), **sit)
+            result = score_hand(hand, preset, won)
         except (NotationError, ContextError, ConfigError) as e:
             raise LedgerError(str(e), 422) from None
         deltas = [int(result.payments[st.seat_of(p)]) for p in range(4)]

@@ -1,7 +1,8 @@
 """``mjcam serve``: the table web app — one page for the phone, a JSON API, the game ledger.
 
-:func:`create_app` is the one app factory, used by the server and by the tests. Handlers are
-plain functions run in Starlette's thread pool; the ledger opens a connection per call and
+:func:`create_app` is the one app factory, used by the server and by the tests. The handlers are
+the named functions below (the routes in :func:`routes`), each given what the app shares through
+``request.app.state.table`` (:class:`Table`); the work that blocks runs in Starlette's thread pool; the ledger opens a connection per call and
 each write is one transaction. Uploads are judged by their content, never by name, and are
 never stored under a name the client chose (the ledger keeps the annotated picture and a
 thumbnail as blobs).
@@ -16,6 +17,7 @@ import re
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -23,7 +25,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from mjcam.ledger import FLAGS, Ledger, LedgerError
+from mjcam.ledger import Ledger, LedgerError
+from mjcam.service import CONDITIONS, read_photo
 from mjcam.web.guard import MAX_JSON, Guard, HttpError, PinThrottle, error_response, path_ids, read_json, schemas
 from mjcam.web.tiles import CropCache, crops, picture, verdict
 
@@ -66,195 +69,241 @@ def _jpeg(image, side: int) -> bytes:
     return buf.tobytes()
 
 
-def create_app(db_path: str, pin: str | None = None, recognizer=None, hosts=()) -> Starlette:
-    """The app over the ledger at ``db_path``. With ``pin``, every write needs it (header
-    ``X-Mjcam-Pin``; wrong ones throttled per client, see :class:`mjcam.web.guard.PinThrottle`).
-    ``recognizer`` defaults to the shipped models, loaded on first upload. The app answers to IP
-    addresses, ``localhost`` and the names in ``hosts``; every write needs the token that
-    ``/api/meta`` gives the page (see :class:`mjcam.web.guard.Guard`)."""
-    import secrets
+# ---------------------------------------------------------------- what the handlers share
 
-    ledger = Ledger(db_path)
-    state = {"recognizer": recognizer}
-    token = secrets.token_urlsafe(24)  # a new page after each start of the server
-    throttle = PinThrottle(pin) if pin is not None else None
-    bodies = schemas(FLAGS)
-    tile_crops = CropCache()
+@dataclass
+class Table:
+    """What every handler of one app shares: the ledger, the page's token (a new one after each
+    start of the server), the PIN's throttle (None: no PIN), the request bodies' schemas, the
+    crops of the photos read last, and the recogniser (the shipped models unless given, loaded on
+    first upload)."""
 
-    def get_recognizer():
-        if state["recognizer"] is None:
+    ledger: Ledger
+    token: str
+    throttle: PinThrottle | None = None
+    recognizer: object = None
+    bodies: dict = field(default_factory=lambda: schemas(CONDITIONS))
+    crops: CropCache = field(default_factory=CropCache)
+
+    def get_recognizer(self):
+        if self.recognizer is None:
             from mjcam.vision.pipeline import default_recognizer
 
-            state["recognizer"] = default_recognizer()
-        return state["recognizer"]
+            self.recognizer = default_recognizer()
+        return self.recognizer
 
-    def guarded(handler, write: bool = False, body: str | None = None):
-        """``handler`` behind the checks every endpoint shares, in an order that tells nothing of
-        the PIN: the ids in the path, the JSON body against its schema (``body``: its name in
-        :func:`mjcam.web.guard.schemas`), then the PIN of a write. Every refusal is a 4xx."""
-        async def endpoint(request: Request):
-            try:
-                path_ids(request.path_params)
-                if body == "photo":  # its first bytes: an empty upload is refused before the PIN is judged
-                    request.state.upload = await _first_chunk(request)
-                elif body is not None:
-                    request.state.body = await read_json(request, bodies[body])
-                if write and throttle is not None:
-                    throttle.check(request.client.host if request.client else "?", request.headers.get("x-mjcam-pin"))
-                return await handler(request)
-            except LedgerError as e:
-                return _error(str(e), e.status)
-            except HttpError as e:
-                return error_response(str(e), e.status, e.headers, e.code)
-            except ClientDisconnect:
-                return _error("the request was cut off", 400)
-        return endpoint
 
-    def _json(request: Request) -> dict:
-        return request.state.body
+def _table(request: Request) -> Table:
+    return request.app.state.table
 
-    async def _first_chunk(request: Request):
-        stream = request.stream().__aiter__()
-        first = b""
+
+def guarded(handler, write: bool = False, body: str | None = None):
+    """``handler`` behind the checks every endpoint shares, in an order that tells nothing of
+    the PIN: the ids in the path, the JSON body against its schema (``body``: its name in
+    :func:`mjcam.web.guard.schemas`), then the PIN of a write. Every refusal is a 4xx."""
+    async def endpoint(request: Request):
+        table = _table(request)
         try:
-            while not first:
-                first = await stream.__anext__()
-        except StopAsyncIteration:
-            raise HttpError("no photo in the request (send the picture's bytes as the body)") from None
-        return first, stream
+            path_ids(request.path_params)
+            if body == "photo":  # its first bytes: an empty upload is refused before the PIN is judged
+                request.state.upload = await _first_chunk(request)
+            elif body is not None:
+                request.state.body = await read_json(request, table.bodies[body])
+            if write and table.throttle is not None:
+                table.throttle.check(request.client.host if request.client else "?", request.headers.get("x-mjcam-pin"))
+            return await handler(request)
+        except LedgerError as e:
+            return _error(str(e), e.status)
+        except HttpError as e:
+            return error_response(str(e), e.status, e.headers, e.code)
+        except ClientDisconnect:
+            return _error("the request was cut off", 400)
+    return endpoint
 
-    async def _photo_chunks(request: Request):
-        first, rest = request.state.upload
-        yield first
-        async for chunk in rest:
-            yield chunk
 
-    def _game_id(request: Request) -> int:
-        return int(request.path_params["game"])
+def _json(request: Request) -> dict:
+    return request.state.body
 
-    async def index(request: Request):
-        return FileResponse(os.path.join(STATIC, "index.html"), media_type="text/html; charset=utf-8")
 
-    async def static(request: Request):
-        name = request.path_params["name"]
-        if name not in ("app.js", "app.css"):
-            return _error("not found", 404)
-        kind = "text/javascript" if name.endswith(".js") else "text/css"
-        return FileResponse(os.path.join(STATIC, name), media_type=f"{kind}; charset=utf-8")
+async def _first_chunk(request: Request):
+    stream = request.stream().__aiter__()
+    first = b""
+    try:
+        while not first:
+            first = await stream.__anext__()
+    except StopAsyncIteration:
+        raise HttpError("no photo in the request (send the picture's bytes as the body)") from None
+    return first, stream
 
-    async def tile_picture(request: Request):
-        path = picture(request.path_params["code"])
-        if path is None:
-            return _error("not found", 404)
-        return FileResponse(path, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
 
-    async def favicon(request: Request):
-        return FileResponse(picture("Rd"), media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+async def _photo_chunks(request: Request):
+    first, rest = request.state.upload
+    yield first
+    async for chunk in rest:
+        yield chunk
 
-    async def tile_crop(request: Request):
-        data = tile_crops.get(int(request.path_params["photo"]), int(request.path_params["n"]))
-        if data is None:
-            return _error("no such tile (the crops of older photos are not kept)", 404)
-        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "max-age=86400"})
 
-    async def meta(request: Request):
-        from mjcam.scoring import PRESET_IDS, load_preset
-        from mjcam.scoring.payments import SCHEMES
-        from mjcam.scoring.tables import TABLES
-        from mjcam.scoring.tiles import CODES
+def _game_id(request: Request) -> int:
+    return int(request.path_params["game"])
 
-        return JSONResponse({"presets": [{"id": i, "name": load_preset(i).name} for i in PRESET_IDS],
-                             "tiles": list(CODES), "flags": list(FLAGS), "tables": list(TABLES),
-                             "payments": list(SCHEMES), "pin_required": pin is not None,
-                             "max_upload": MAX_UPLOAD, "token": token})
 
-    async def games(request: Request):
-        if request.method == "GET":
-            return JSONResponse(ledger.games())
-        b = _json(request)
-        g = ledger.create_game(b["players"], b["preset"], b["house"], b["round"], b["dealer_keeps_on_draw"],
-                               b["flowers_in_play"])
-        return JSONResponse(g, status_code=201)
+# ---------------------------------------------------------------- the page and the tile pictures
 
-    async def game(request: Request):
-        return JSONResponse(ledger.game(_game_id(request)))
+async def index(request: Request):
+    return FileResponse(os.path.join(STATIC, "index.html"), media_type="text/html; charset=utf-8")
 
-    async def upload(request: Request):
-        from starlette.concurrency import run_in_threadpool
 
-        gid = _game_id(request)
-        ledger.check_game(gid)  # 404 before reading a large body for nothing
-        too_large = f"the photo is over {MAX_UPLOAD // (1024 * 1024)} MB"
-        fd, tmp = tempfile.mkstemp(prefix="mjcam-upload-")  # our name, never the client's
-        try:  # written to disk as it comes: an upload holds no more than a chunk in memory
-            digest, total = hashlib.sha256(), 0
-            with os.fdopen(fd, "wb") as fh:
-                async for chunk in _photo_chunks(request):
-                    total += len(chunk)
-                    if total > MAX_UPLOAD:
-                        return _error(too_large, 413)
-                    digest.update(chunk)
-                    fh.write(chunk)
-            return await run_in_threadpool(_read_upload, gid, tmp, digest.hexdigest())
-        finally:
-            os.unlink(tmp)
+async def static(request: Request):
+    name = request.path_params["name"]
+    if name not in ("app.js", "app.css"):
+        return _error("not found", 404)
+    kind = "text/javascript" if name.endswith(".js") else "text/css"
+    return FileResponse(os.path.join(STATIC, name), media_type=f"{kind}; charset=utf-8")
 
-    def _recognized(path: str):
-        """(image, recognition) of the photo at ``path``; see DECODER and READS."""
-        from mjcam.vision.io import load_photo
-        from mjcam.vision.locate import WORK_SIDE
 
-        rec = get_recognizer()
-        with READS:
-            image, size = DECODER.submit(load_photo, path, getattr(rec, "work_side", WORK_SIDE)).result()
-            return image, rec.read(image, size)
+async def tile_picture(request: Request):
+    path = picture(request.path_params["code"])
+    if path is None:
+        return _error("not found", 404)
+    return FileResponse(path, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
 
-    def _read_upload(gid: int, tmp: str, sha256: str):
-        from mjcam.vision.annotate import annotate
-        from mjcam.vision.io import ImageError
 
-        try:
-            image, rec = _recognized(tmp)
-        except ImageError as e:
-            message = str(e).replace(tmp, "the photo")
-            return _error(message, 413 if e.kind == "too-large" else 415 if e.kind == "not-an-image" else 400)
-        d = rec.to_json()
-        d["image"]["path"] = None
-        pid = ledger.add_photo(gid, sha256, d, _jpeg(annotate(image, rec), ANNOTATED_SIDE), _jpeg(image, THUMB_SIDE))
-        tile_crops.put(pid, crops(image, rec))  # each read tile shown as the photo shows it
-        g = ledger.game(gid)
-        return JSONResponse({"photo_id": pid, "recognition": d, "annotated": f"/api/photos/{pid}/annotated.jpg",
-                             "thumbnail": f"/api/photos/{pid}/thumb.jpg",
-                             "crops": [f"/api/photos/{pid}/tiles/{n}.jpg" for n in range(len(rec.tiles))],
-                             "trust": verdict(rec, g["preset"], g["house"])}, status_code=201)
+async def favicon(request: Request):
+    return FileResponse(picture("Rd"), media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
 
-    async def photo(request: Request):
-        which = request.path_params["which"]
-        if which not in ("annotated", "thumb"):
-            return _error("not found", 404)
-        data = ledger.photo(int(request.path_params["photo"]), which)
-        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "max-age=86400"})
 
-    async def preview(request: Request):
-        b = _json(request)
-        return JSONResponse(ledger.preview(_game_id(request), b["hand"] or "", b["winner"], b["discarder"], b["flags"]))
+async def tile_crop(request: Request):
+    data = _table(request).crops.get(int(request.path_params["photo"]), int(request.path_params["n"]))
+    if data is None:
+        return _error("no such tile (the crops of older photos are not kept)", 404)
+    return Response(data, media_type="image/jpeg", headers={"Cache-Control": "max-age=86400"})
 
-    async def hands(request: Request):
-        b = _json(request)
-        g, created = ledger.record(_game_id(request), b["request_id"], b["kind"], b["hand"], b["winner"],
-                                   b["discarder"], b["flags"], b["photo_id"], b["expected_hands"])
-        return JSONResponse(g, status_code=201 if created else 200)
 
-    async def undo(request: Request):
-        b = _json(request)
-        return JSONResponse(ledger.undo(_game_id(request), b["request_id"], b["expected_hands"]))
+# ---------------------------------------------------------------- games
 
-    async def export(request: Request):
-        gid = _game_id(request)
-        return PlainTextResponse(ledger.export_csv(gid), media_type="text/csv; charset=utf-8",
-                                 headers={"Content-Disposition": f'attachment; filename="mjcam-game-{gid}.csv"'})
+async def meta(request: Request):
+    from mjcam.scoring import PRESET_IDS, load_preset
+    from mjcam.scoring.payments import SCHEMES
+    from mjcam.scoring.tables import TABLES
+    from mjcam.scoring.tiles import CODES
 
-    routes = [
+    table = _table(request)
+    return JSONResponse({"presets": [{"id": i, "name": load_preset(i).name} for i in PRESET_IDS],
+                         "tiles": list(CODES), "flags": list(CONDITIONS), "tables": list(TABLES),
+                         "payments": list(SCHEMES), "pin_required": table.throttle is not None,
+                         "max_upload": MAX_UPLOAD, "token": table.token})
+
+
+async def games(request: Request):
+    ledger = _table(request).ledger
+    if request.method == "GET":
+        return JSONResponse(ledger.games())
+    b = _json(request)
+    g = ledger.create_game(b["players"], b["preset"], b["house"], b["round"], b["dealer_keeps_on_draw"],
+                           b["flowers_in_play"])
+    return JSONResponse(g, status_code=201)
+
+
+async def game(request: Request):
+    return JSONResponse(_table(request).ledger.game(_game_id(request)))
+
+
+async def preview(request: Request):
+    b = _json(request)
+    return JSONResponse(_table(request).ledger.preview(_game_id(request), b["hand"] or "", b["winner"],
+                                                       b["discarder"], b["flags"]))
+
+
+async def hands(request: Request):
+    b = _json(request)
+    g, created = _table(request).ledger.record(_game_id(request), b["request_id"], b["kind"], b["hand"],
+                                               b["winner"], b["discarder"], b["flags"], b["photo_id"],
+                                               b["expected_hands"])
+    return JSONResponse(g, status_code=201 if created else 200)
+
+
+async def undo(request: Request):
+    b = _json(request)
+    return JSONResponse(_table(request).ledger.undo(_game_id(request), b["request_id"], b["expected_hands"]))
+
+
+async def export(request: Request):
+    gid = _game_id(request)
+    return PlainTextResponse(_table(request).ledger.export_csv(gid), media_type="text/csv; charset=utf-8",
+                             headers={"Content-Disposition": f'attachment; filename="mjcam-game-{gid}.csv"'})
+
+
+# ---------------------------------------------------------------- photos
+
+async def upload(request: Request):
+    from starlette.concurrency import run_in_threadpool
+
+    table = _table(request)
+    gid = _game_id(request)
+    table.ledger.check_game(gid)  # 404 before reading a large body for nothing
+    too_large = f"the photo is over {MAX_UPLOAD // (1024 * 1024)} MB"
+    fd, tmp = tempfile.mkstemp(prefix="mjcam-upload-")  # our name, never the client's
+    try:  # written to disk as it comes: an upload holds no more than a chunk in memory
+        digest, total = hashlib.sha256(), 0
+        with os.fdopen(fd, "wb") as fh:
+            async for chunk in _photo_chunks(request):
+                total += len(chunk)
+                if total > MAX_UPLOAD:
+                    return _error(too_large, 413)
+                digest.update(chunk)
+                fh.write(chunk)
+        return await run_in_threadpool(_read_upload, table, gid, tmp, digest.hexdigest())
+    finally:
+        os.unlink(tmp)
+
+
+def _decode(path: str, side: int):
+    """The picture at ``path`` decoded on :data:`DECODER`'s thread."""
+    from mjcam.vision.io import load_photo
+
+    return DECODER.submit(load_photo, path, side).result()
+
+
+def _recognized(table: Table, path: str):
+    """The photo at ``path`` read (:func:`mjcam.service.read_photo`); see DECODER and READS."""
+    recognizer = table.get_recognizer()
+    with READS:
+        return read_photo(path, recognizer=recognizer, decode=_decode)
+
+
+def _read_upload(table: Table, gid: int, tmp: str, sha256: str):
+    from mjcam.vision.annotate import annotate
+    from mjcam.vision.io import ImageError
+
+    try:
+        reading = _recognized(table, tmp)
+    except ImageError as e:
+        message = str(e).replace(tmp, "the photo")
+        return _error(message, 413 if e.kind == "too-large" else 415 if e.kind == "not-an-image" else 400)
+    image, rec = reading.image, reading.recognition
+    d = rec.to_json()
+    d["image"]["path"] = None
+    pid = table.ledger.add_photo(gid, sha256, d, _jpeg(annotate(image, rec), ANNOTATED_SIDE), _jpeg(image, THUMB_SIDE))
+    table.crops.put(pid, crops(image, rec))  # each read tile shown as the photo shows it
+    g = table.ledger.game(gid)
+    return JSONResponse({"photo_id": pid, "recognition": d, "annotated": f"/api/photos/{pid}/annotated.jpg",
+                         "thumbnail": f"/api/photos/{pid}/thumb.jpg",
+                         "crops": [f"/api/photos/{pid}/tiles/{n}.jpg" for n in range(len(rec.tiles))],
+                         "trust": verdict(rec, g["preset"], g["house"])}, status_code=201)
+
+
+async def photo(request: Request):
+    which = request.path_params["which"]
+    if which not in ("annotated", "thumb"):
+        return _error("not found", 404)
+    data = _table(request).ledger.photo(int(request.path_params["photo"]), which)
+    return Response(data, media_type="image/jpeg", headers={"Cache-Control": "max-age=86400"})
+
+
+# ---------------------------------------------------------------- the app
+
+def routes() -> list[Route]:
+    return [
         Route("/", index),
         Route("/static/{name}", static),
         Route("/static/tiles/{code}.svg", tile_picture),
@@ -271,8 +320,21 @@ def create_app(db_path: str, pin: str | None = None, recognizer=None, hosts=()) 
         Route("/api/photos/{photo:int}/{which}.jpg", guarded(photo)),
         Route("/api/photos/{photo:int}/tiles/{n:int}.jpg", guarded(tile_crop)),
     ]
-    app = Starlette(routes=routes, exception_handlers={Exception: _internal},
-                    middleware=[Middleware(Guard, hosts=hosts, token=token, body_limit=_body_limit)])
-    app.state.ledger = ledger
-    app.state.token = token
+
+
+def create_app(db_path: str, pin: str | None = None, recognizer=None, hosts=()) -> Starlette:
+    """The app over the ledger at ``db_path``. With ``pin``, every write needs it (header
+    ``X-Mjcam-Pin``; wrong ones throttled per client, see :class:`mjcam.web.guard.PinThrottle`).
+    ``recognizer`` defaults to the shipped models, loaded on first upload. The app answers to IP
+    addresses, ``localhost`` and the names in ``hosts``; every write needs the token that
+    ``/api/meta`` gives the page (see :class:`mjcam.web.guard.Guard`)."""
+    import secrets
+
+    table = Table(Ledger(db_path), secrets.token_urlsafe(24), PinThrottle(pin) if pin is not None else None,
+                  recognizer)
+    app = Starlette(routes=routes(), exception_handlers={Exception: _internal},
+                    middleware=[Middleware(Guard, hosts=hosts, token=table.token, body_limit=_body_limit)])
+    app.state.table = table
+    app.state.ledger = table.ledger
+    app.state.token = table.token
     return app

@@ -77,11 +77,11 @@ class CropCache:
 
 
 def verdict(rec, preset: str, house: dict | None = None) -> dict:
-    """Whether the reading may be trusted as it is (:func:`mjcam.vision.trust.check`) under the
-    game's rules, taken as a self-drawn win: ``{"auto": ..., "doubts": [...]}``."""
-    from mjcam.vision.trust import check
+    """Whether the reading may be trusted as it is (:func:`mjcam.service.judge`) under the
+    game's rules, taken as a self-drawn win by East: ``{"auto": ..., "doubts": [...]}``."""
+    from mjcam.service import judge
 
     try:
-        return check(rec, preset, **{k: v for k, v in (house or {}).items() if v is not None}).to_json()
+        return judge(rec, (preset,), house={k: v for k, v in (house or {}).items() if v is not None}).to_json()
     except Exception:  # noqa: BLE001  (a verdict is advice: never let it stop a photo being read)
         return {"auto": False, "doubts": [], "readings": 0}
