@@ -150,7 +150,7 @@ def _score_reading(f: Features, preset: RulePreset) -> tuple:
     """The tally of the reading ``f`` holds: the predicates that can match are called, and the
     rest is remembered per (traits, what the predicates found), which repeats across hands far
     more often than hands do."""
-    cands = preset._candidates.get(f.traits) or preset.candidates_of(f.traits)
+    cands = preset._candidates.get(f.traits & preset.trait_mask) or preset.candidates_of(f.traits)
     tests = cands[2]
     if tests:
         tested = []
@@ -298,7 +298,8 @@ def _readings(h: Hand, ctx: WinContext, preset: RulePreset, f: Features, got: tu
                 f.set_split("standard", pungs, chows, pair, kongs, n_conc - (kind == "pung" and not self_drawn),
                             m_sets, m_pungs_melded, _wait(kind, tile, win), pm, cm, dm, cpairs, cmax, common, facts)
                 out.append((None, split, kind, tile, _score_reading(f, preset)))
-    if not h.melds:
+    tiles = h.concealed
+    if not h.melds and (tiles[0] == tiles[1] or tiles[0] == 0):  # else neither seven pairs nor thirteen orphans
         settings = preset.settings
         for arr in special_arrangements(h, "seven_pairs" in preset.active_ids, settings["seven_pairs_allow_four"]):
             f.read(arr)

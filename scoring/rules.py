@@ -107,21 +107,32 @@ class RulePreset:
         return self.candidates_of(traits | SHAPE_TRAIT[shape])
 
     def candidates_of(self, traits: int) -> tuple[int, tuple[str, ...], tuple[tuple[str, object], ...]]:
-        """:meth:`candidates` of a reading whose traits include its shape's; cached per traits."""
+        """:meth:`candidates` of a reading whose traits include its shape's; cached per the traits
+        any of this preset's patterns looks at (``trait_mask``)."""
+        traits &= self.trait_mask
         cands = self._candidates.get(traits)
         if cands is None:
             if len(self._candidates) > CANDIDATES_BOUND:
                 self._candidates.clear()
                 self._tallies.clear()
-            fit = []
-            for pid, _ in self._active:
-                p = PATTERNS[pid]
-                needs, exact = p.needs_under(self.settings)
-                if traits & p.shape_bits and traits & needs == needs:
-                    fit.append((p, exact))
+            fit = [(p, exact) for p, needs, exact in self._gates if traits & p.shape_bits and traits & needs == needs]
             cands = self._candidates[traits] = (len(self._candidates), tuple(p.id for p, exact in fit if exact),
                                                 tuple((p.id, p.fn) for p, exact in fit if not exact))
         return cands
+
+    @cached_property
+    def _gates(self) -> tuple[tuple[object, int, bool], ...]:
+        """(pattern, needs, exact) of every active pattern under this preset's settings."""
+        return tuple((PATTERNS[pid],) + PATTERNS[pid].needs_under(self.settings) for pid, _ in self._active)
+
+    @cached_property
+    def trait_mask(self) -> int:
+        """The traits some active pattern needs or is shaped by: a reading's other traits make no
+        difference here."""
+        mask = 0
+        for p, needs, _ in self._gates:
+            mask |= needs | p.shape_bits
+        return mask
 
     @cached_property
     def _tallies(self) -> dict:
