@@ -94,7 +94,8 @@ def _settings_lines(p: RulePreset) -> list[tuple[str, str]]:
     return [
         ("Minimum", f"{p.min_fan} fan" + ("" if p.bonus_counts_for_min else ", bonus tiles not counted towards it")),
         ("Cap", f"{p.cap} fan" if p.cap is not None else "none: fan add up"),
-        ("A limit hand", f"{p.limit} fan, with nothing else added" if p.limit is not None else "none in this preset"),
+        ("A limit hand", f"{p.limit} fan, with nothing else added"
+         if any(v == "limit" for _, v in p.active_patterns()) else "none: every pattern has its own value"),
         ("Fan to points", f"{p.table}: {TABLES[p.table]}"),
         ("Payments", f"{p.payment}: {scheme}"),
         ("Dealer", "pays and is paid double" if p.dealer_doubling else "no doubling"),
