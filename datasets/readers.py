@@ -5,6 +5,8 @@ with a CSV of labels. Both take any path and give plain records with CONTRACT ti
 ('3m', 'Gd', 'F4')
 >>> [yolo_name_to_code(n) for n in ("c7", "d2", "b9", "ww", "dr", "f3", "f3-s", "s4-s")]
 ['7m', '2p', '9s', 'W', 'Rd', 'F3', 'F3', 'S4']
+>>> yolo_name_to_code("Gd"), yolo_name_to_code("S1")
+('Gd', 'S1')
 >>> camerash_name_to_code("honors-red"), camerash_name_to_code("bonus-chrysanthemum")
 ('Rd', 'F3')
 """
@@ -17,6 +19,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
+TILE_CODES = frozenset([f"{n}{s}" for s in "mps" for n in range(1, 10)] + ["E", "S", "W", "N", "Rd", "Gd", "Wd"]
+                       + [f"{k}{n}" for k in "FS" for n in range(1, 5)])
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
 
 _YOLO_SUIT = {"sc": "m", "sd": "p", "sb": "s"}
@@ -52,7 +56,9 @@ def iou(a, b) -> float:
 
 def yolo_name_to_code(name: str) -> str:
     """Map the Roboflow HK set's class names (sc1, sd9, sb5, hwe, hdr, bf1, bs4) and the
-    rethink-bonus set's (c1, d9, b5, we, dr, f1, f1-s, s4) to tile codes."""
+    rethink-bonus set's (c1, d9, b5, we, dr, f1, f1-s, s4) to tile codes; tile codes stay as they are."""
+    if name in TILE_CODES:
+        return name
     if name[:2] in _YOLO_SUIT and name[2:].isdigit():
         return name[2:] + _YOLO_SUIT[name[:2]]
     if name in _YOLO_HONOUR:

@@ -126,7 +126,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default="../shared/data", help="folder of the real sets")
     ap.add_argument("--photos", action="append", default=[], help="a YOLO folder of your own photos (repeatable)")
-    ap.add_argument("--work", default="/tmp/mjcam-finetune", help="cache and checkpoint folder")
+    ap.add_argument("--work", default="/tmp/mjcam-train", help="cache and checkpoint folder")
     ap.add_argument("--out", default="models/tile_classifier.onnx")
     ap.add_argument("--backbone", choices=sorted(BACKBONES), default="mobilenetv2")
     ap.add_argument("--size", type=int, default=96, help="input size (square, the tile letterboxed in)")

@@ -250,3 +250,13 @@ def test_a_tile_stretched_out_of_shape_is_read_drawn_back_to_a_tiles_shape(wide,
     assert right() >= len(CROPS) - 2
     monkeypatch.setattr(vc, "out_of_shape", lambda box: False)
     assert right() <= len(CROPS) // 2
+
+
+def test_a_classifier_of_your_own_is_taken_from_mjcam_classifier(monkeypatch, tmp_path):
+    monkeypatch.setenv("MJCAM_CLASSIFIER", str(tmp_path / "mine.onnx"))
+    assert TileClassifier().model_path == str(tmp_path / "mine.onnx")
+    with pytest.raises(ModelError, match="not found"):
+        TileClassifier().session  # noqa: B018
+    assert TileClassifier(DEFAULT_MODEL).model_path == DEFAULT_MODEL  # a path given wins
+    monkeypatch.delenv("MJCAM_CLASSIFIER")
+    assert TileClassifier().model_path == DEFAULT_MODEL

@@ -7,6 +7,7 @@ read from the model file's metadata, so they travel with the weights.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,6 +42,9 @@ class TileClassifier(OnnxStage):
     """``classifier(crops)`` -> one :class:`TileLabel` per crop (crops as prepared by
     :func:`vision.preprocess.prepare`). ``classify_boxes(image, boxes)`` cuts and classifies.
 
+    ``model_path``: the ONNX file (default: ``MJCAM_CLASSIFIER`` where set — a classifier you
+    trained on your own tiles — else the shipped one).
+
     ``turned``: a crop whose top probability is under ``turn_below`` is read again turned half
     round and the two readings averaged (a tile upside down is the same tile; 1: every crop)."""
 
@@ -48,7 +52,7 @@ class TileClassifier(OnnxStage):
 
     def __init__(self, model_path: str | None = None, threads: int | None = None, batch: int = 64,
                  alternatives: int = 3, turned: bool = True, turn_below: float = TURN_BELOW):
-        super().__init__(model_path or DEFAULT_MODEL, threads)
+        super().__init__(model_path or os.environ.get("MJCAM_CLASSIFIER") or DEFAULT_MODEL, threads)
         self.batch, self.alternatives = batch, alternatives
         self.turned, self.turn_below = turned, turn_below
         self.classes: tuple[str, ...] = ()
