@@ -214,7 +214,7 @@ def cmd_rules(a: argparse.Namespace) -> int:
             return 0
         for p in rows:
             print(f"{p.id:<19}{p.name}  [min {p.min_fan}, cap {p.cap or 'none'}, {p.table} table, {p.payment}]")
-            print(f"{'':<19}from seed {p.seed}")
+            print(f"{'':<19}from the rule book {p.seed}")
         return 0
     p = resolve_preset(a.id, config=a.config)
     pats = p.active_patterns()
@@ -234,7 +234,7 @@ def cmd_rules(a: argparse.Namespace) -> int:
 
         print(text(p), end="")
         return 0
-    print(f"{p.id}: {p.name}\nseed: {p.seed}")
+    print(f"{p.id}: {p.name}\nrule book: {p.seed}")
     print(f"minimum {p.min_fan} · cap {p.cap or 'none'} · limit = {p.limit} fan · table {p.table}: {TABLES[p.table]}")
     print(f"payment {p.payment}: {SCHEMES[p.payment][3]} · dealer doubling {'on' if p.dealer_doubling else 'off'}"
           f" · bonus fan count towards the minimum: {'yes' if p.bonus_counts_for_min else 'no'}\n")
@@ -242,10 +242,10 @@ def cmd_rules(a: argparse.Namespace) -> int:
         sup = replaced[pid]
         extra = f"   (replaces {', '.join(sup)})" if sup else ""
         print(f"  {_pad(PATTERNS[pid].name, 32)}{_pad(PATTERNS[pid].zh, 18)}{str(v):>6}  {pid}{extra}")
-    print("\nchoices where the seed is silent or unclear:")
+    print("\nchoices where the rule book is silent or unclear:")
     for k, v in p.choices.items():
         print(f"  {k}: {v}")
-    print(f"\nwhat each pattern means, implies and excludes, with the seed's words: mjcam rules {p.id} --explain")
+    print(f"\nwhat each pattern means, implies and excludes, with the rule book's words: mjcam rules {p.id} --explain")
     return 0
 
 
@@ -584,7 +584,7 @@ def _add_rules(sub) -> None:
     r.add_argument("--config", metavar="FILE.toml", help="show the preset with these house rules")
     r.add_argument("--json", action="store_true")
     r.add_argument("--explain", action="store_true",
-                   help="every pattern in the seed's own words, what it implies and what it excludes")
+                   help="every pattern in the rule book's own words, what it implies and what it excludes")
     r.set_defaults(func=cmd_rules)
 
 

@@ -1,4 +1,4 @@
-"""What every pattern of a preset means: the seed's words, what it implies, what it excludes.
+"""What every pattern of a preset means: the rule book's words, what it implies, what it excludes.
 
 :func:`meanings` builds the table from the preset's data (its values, its relations and the
 seed's quoted lines in ``seed_words``); :func:`markdown` writes it as a page for ``docs/rules``,
@@ -109,8 +109,8 @@ patterns' definitions and checked against them), then A's value includes B, and 
 again, provided A is worth more than B. A pattern worth no more than one it implies is scored on
 top of it, since replacing would make it worth nothing. For a pattern counted once per set (a
 dragon pung, an Honor Tiles pung), A includes the sets its own definition names: Little Three
-Dragons includes its two dragon pungs, not a third pung of the seat wind. Where the seed says
-otherwise for a pair, the preset follows the seed and the table quotes it. A limit hand is worth
+Dragons includes its two dragon pungs, not a third pung of the seat wind. Where the rule book says
+otherwise for a pair, the preset follows the rule book and the table quotes it. A limit hand is worth
 the limit, and no pattern that is not a limit hand is added to it. A pattern that names a hand
 shape tests that shape: a hand of pungs and a pair of terminals and honours is not thirteen
 orphans."""
@@ -130,11 +130,11 @@ def markdown(rules: str | RulePreset) -> str:
     title, where = SOURCES[p.id]
     lines = [f"# {p.name} (`{p.id}`)", "",
              f"Written by `python -m mjcam.scoring.explain docs/rules` from the preset's data; do not edit "
-             f"by hand. The seed is *{title}*, {where}; every quotation below is one of its lines, as "
+             f"by hand. The rule book is *{title}*, {where}; every quotation below is one of its lines, as "
              "written (the cells of a table row joined by ·).", "",
              "## The preset in short", "", "| | |", "|---|---|"]
     lines += [f"| {k} | {_cell(v)} |" for k, v in _settings_lines(p)]
-    lines += ["", "What the seed says about these:", ""]
+    lines += ["", "What the rule book says about these:", ""]
     for key, quoted in RULES.get(p.id, {}).items():
         lines += [f"- {key.replace('_', ' ')}:"] + [f"  > {_cell(q)}" for q in quoted]
     lines += ["", "## How patterns combine", "", _PRINCIPLE, "",
@@ -143,14 +143,14 @@ def markdown(rules: str | RulePreset) -> str:
               "*Implies*: what every hand with the pattern also has, and whether it is scored as well. "
               "*Excludes*: what is not scored when this pattern is. *Not scored under*: what excludes "
               "this one.", "",
-              "| Pattern | Fan | The seed's words | Implies | Excludes | Not scored under |",
+              "| Pattern | Fan | The rule book's words | Implies | Excludes | Not scored under |",
               "|---|---|---|---|---|---|"]
     for m in meanings(p):
         head = f"**{m.name}** {m.zh} `{m.id}`<br>({m.shapes})"
         seed = "<br>".join(f"“{_cell(w)}”" for w in m.words) or "—"
         lines.append(f"| {head} | {_worth(p, m.value)} | {seed} | {_pairs(m.implies)} | {_pairs(m.excludes)} "
                      f"| {_pairs(m.dropped_by)} |")
-    lines += ["", "## Choices where the seed is silent or unclear", ""]
+    lines += ["", "## Choices where the rule book is silent or unclear", ""]
     lines += [f"- **{k}**: {_cell(v)}" for k, v in p.choices.items()]
     return "\n".join(lines) + "\n"
 
@@ -159,8 +159,8 @@ def index() -> str:
     """The page that lists the presets."""
     lines = ["# The rule presets, pattern by pattern", "",
              "One page per preset, each written from the preset's data by "
-             "`python -m mjcam.scoring.explain docs/rules`: every pattern with its seed's own words, what it "
-             "implies, what it excludes, and the choices made where the seed is silent. `mjcam rules PRESET "
+             "`python -m mjcam.scoring.explain docs/rules`: every pattern with its rule book's own words, what it "
+             "implies, what it excludes, and the choices made where the rule book is silent. `mjcam rules PRESET "
              "--explain` prints the same table in the terminal.", ""]
     for rid in PRESET_IDS:
         p = load_preset(rid)
@@ -173,18 +173,18 @@ def text(rules: str | RulePreset, width: int = 100) -> str:
     p = load_preset(rules)
     title, where = SOURCES.get(p.id, (p.name, ""))
     wrap = textwrap.TextWrapper(width=width, subsequent_indent="      ")
-    out = [f"{p.id}: {p.name}", f"seed: {title}" + (f", {where}" if where else ""), ""]
+    out = [f"{p.id}: {p.name}", f"rule book: {title}" + (f", {where}" if where else ""), ""]
     out += [f"  {k}: {v}" for k, v in _settings_lines(p)]
     out += ["", *textwrap.wrap(_PRINCIPLE.replace("\n", " ").replace("*", ""), width), ""]
     for m in meanings(p):
         out.append(f"{m.name} {m.zh} ({m.id}): {_worth(p, m.value)}, on {m.shapes}")
         for w in m.words:
-            out += wrap.wrap(f"  seed: “{w}”")
+            out += wrap.wrap(f"  rule book: “{w}”")
         for label, items in (("implies", m.implies), ("excludes", m.excludes), ("not scored under", m.dropped_by)):
             for n, how in items:
                 out += wrap.wrap(f"  {label}: {n} ({how})")
         out.append("")
-    out.append("choices where the seed is silent or unclear:")
+    out.append("choices where the rule book is silent or unclear:")
     for k, v in p.choices.items():
         out += wrap.wrap(f"  {k}: {v}")
     return "\n".join(out) + "\n"
