@@ -26,11 +26,11 @@ def score(hand, **kwargs):
     return _score(hand, **kwargs)
 
 
-def recognize(photo, **kwargs):
+def recognize(photo):
     """Read the hand in a photo (a path or an RGB array); see :func:`mjcam.vision.recognize`."""
     from .vision import recognize as _recognize
 
-    return _recognize(photo, **kwargs)
+    return _recognize(photo)
 
 
 __all__ = ["__version__", "recognize", "score"]

@@ -151,6 +151,13 @@ def test_a_tile_read_a_fifth_time_takes_its_alternative_of_which_fewer_than_four
     g = MeldGrouper()(tiles)
     assert g.codes[A] == "5p" and {0, 1, 2, A, A + 1} <= set(g.needs_confirmation)
     assert any("5 tiles read 5p: a set has four" in n for n in g.notes)
+    # a concealed kong counts four of its tile, its face-down ends included: one more is a fifth
+    kong = ["Rd", "Rd", "Rd", "Rd", "1m", "2m", "3m", "4p", "5p", "6p", "Rd", "N", "N", "7s", "8s", "9s"]
+    tiles = row(kong, gaps={4, 10}, backs={0, 3})
+    tiles[10] = TileObs(tiles[10].box, "Rd", 0.6, [("Gd", 0.3)])
+    g = MeldGrouper()(tiles)
+    assert any(grp["kind"] == "concealed_kong" for grp in g.groups)
+    assert g.codes[10] == "Gd" and any("a set has four Rd" in n for n in g.notes)
     # four of a tile is a set's whole: nothing changes
     g = MeldGrouper()(row(codes[:7] + ["5p", "6p"] + codes[9:], gaps={3}, sideways={1}))
     assert not any("a set has four" in n for n in g.notes)

@@ -344,8 +344,8 @@ class MeldGrouper:
         for p in positions:
             count[codes[p]] = count.get(codes[p], 0) + 1
         for g in groups:
-            if g["kind"] == "concealed_kong":  # its face-down ends are the same tile
-                count[g["code"]] = count.get(g["code"], 0) + 4 - sum(codes[p] == g["code"] for p in g["tiles"])
+            if g["kind"] == "concealed_kong":  # four of its tile, face-down ends included
+                count[g["code"]] = count.get(g["code"], 0) + 4
         for code in [c for c, n in count.items() if n > 4 and c in INDEX]:
             mine = sorted((p for p in positions if codes[p] == code), key=lambda p: tiles[order[p]].confidence)
             for p in mine[:count[code] - 4]:
