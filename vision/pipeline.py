@@ -36,6 +36,7 @@ __all__ = ["Recognition", "Recognizer", "RecognizerConfig", "TileRead", "default
 #: (in a tight crop it finds parts of the engraving, less surely). Chosen on held-out photos and
 #: unseen tile art: the model card.
 ONE_TILE_CENTRE, ONE_TILE_MARGIN, ONE_TILE_UNSURE, ONE_TILE_FOUND = 0.5, 0.2, 0.35, 0.45
+ONE_TILE_LOOSE = 0.5  # a found tile covering less of the picture than this: the picture is framed loosely
 
 
 class Recognizer:
@@ -140,7 +141,9 @@ class Recognizer:
         (on a copy at most ``work_side`` long); the latter's reading is kept where its likeliest tile
         (``not-a-tile`` aside) is likelier by ``ONE_TILE_MARGIN`` and the whole picture's reading is
         unsure or the detector sure (see ``ONE_TILE_UNSURE``), so a tight crop reads as before and a
-        tile photographed with the table around it is read from its own box."""
+        tile photographed with the table around it is read from its own box — always where that box
+        covers under ``ONE_TILE_LOOSE`` of the picture, unless its reading is less sure by the margin
+        (a loosely framed picture shows the neighbours too, which a classifier may read confidently)."""
         h, w = image.shape[:2]
         boxes: list = [(0.0, 0.0, float(w), float(h))]
         small = shrink(image, self.work_side)
@@ -159,6 +162,9 @@ class Recognizer:
         if near is not None and tile[1] > tile[0] + ONE_TILE_MARGIN and (
                 tile[0] < ONE_TILE_UNSURE or found >= ONE_TILE_FOUND):
             return labels[1], near
+        if near is not None and (near[2] - near[0]) * (near[3] - near[1]) < ONE_TILE_LOOSE * w * h \
+                and tile[1] >= tile[0] - ONE_TILE_MARGIN:
+            return labels[1], near  # framed loosely: the whole picture shows its neighbours too
         return labels[0], None
 
 
