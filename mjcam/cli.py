@@ -26,7 +26,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit 2, as CONTRACT says
+    def error(self, message: str):  # one line, exit 2 (docs/reference.md, exit codes)
         raise UsageError(message)
 
 

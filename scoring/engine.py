@@ -82,7 +82,7 @@ class ScoreResult:
         return arr
 
     def to_json(self) -> dict:
-        """The JSON object of CONTRACT.md (plus a few extra keys)."""
+        """The JSON object of `mjcam score --json` (docs/reference.md)."""
         return {
             "rules": self.rules, "legal": self.legal, "reason": self.reason,
             "fan": self.fan, "raw_fan": self.raw_fan, "limit": self.limit,

@@ -1,4 +1,4 @@
-"""The hand notation of CONTRACT.md: parse it into a :class:`Hand` and print it back.
+"""The hand notation (docs/reference.md): parse it into a :class:`Hand` and print it back.
 
     [123m] [RdRdRd] {9999s} 456p 78p 55s F2 S3 +9p
 
@@ -227,7 +227,7 @@ def _whole(text: str) -> tuple[str, int]:
 
 
 def parse_hand(text: str, *, waiting: bool = False) -> Hand:
-    """Parse a hand in CONTRACT notation.
+    """Parse a hand in mjcam's notation (docs/reference.md).
 
     With ``waiting=True`` the hand is a 13-tile hand (plus one per kong) with no winning tile,
     as ``mjcam waits`` takes it.
@@ -408,7 +408,7 @@ def format_meld(m: Meld) -> str:
 
 
 def format_hand(hand: Hand) -> str:
-    """Print a hand in CONTRACT notation; ``parse_hand`` reads it back to an equal Hand."""
+    """Print a hand in mjcam's notation; ``parse_hand`` reads it back to an equal Hand."""
     parts = [format_meld(m) for m in hand.melds]
     rest = list(hand.concealed)
     if hand.winning is not None:

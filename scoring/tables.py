@@ -1,4 +1,4 @@
-"""Fan -> points tables of the seeds.
+"""Fan -> points tables of the rule books.
 
 >>> [points("traditional", f) for f in (0, 3, 4, 6, 7, 10, 13)]
 [1, 8, 16, 16, 32, 64, 64]
@@ -20,7 +20,7 @@ TABLES = {
     "canton": "0:1 1:2 2:4 3:8 4:16 5:24 6:32 7:48 8:64 9:96 10:128 11:192 12:256 13+:384 "
               "(the Wikipedia rules' Canton discard column = the Scoring Guide = half-spicy 半辣上)",
     "6-9-12": "0:1 ... 6:64 7:74 8:84 9:128 ... 12:256 ... 15:512 ... 20+:1024 (Four Winds' Chinese New Style)",
-    "fan": "points equal fan (the default where a seed gives no table)",
+    "fan": "points equal fan (the default where a rule book gives no table)",
     "doubling": "2^fan, no limit (the Wikipedia rules' 'most extreme of styles')",
 }
 

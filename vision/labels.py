@@ -1,4 +1,4 @@
-"""The classifier's classes: the 42 tile codes of CONTRACT.md, then 'back' and 'not-a-tile'."""
+"""The classifier's classes: the 42 tile codes (docs/reference.md), then 'back' and 'not-a-tile'."""
 
 from mjcam.scoring.tiles import CODES
 
