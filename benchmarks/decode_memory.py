@@ -12,14 +12,14 @@ vision.io.DECODE_BUDGET are refused before decoding; their lines say so. Takes a
 
 from __future__ import annotations
 
+from benchmarks.serving import free_port, serve
+
 import argparse
 import concurrent.futures as cf
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -69,21 +69,11 @@ def _hwm(pid: int) -> int:
 def server(paths: list[str], folder: str) -> list[str]:
     import httpx
 
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    proc = subprocess.Popen([sys.executable, "-m", "mjcam", "serve", "--port", str(port), "--db",
-                             os.path.join(folder, "mem.sqlite")], cwd=ROOT, stderr=subprocess.DEVNULL)
+    port = free_port()
+    proc = serve(os.path.join(folder, "mem.sqlite"), port, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     lines = []
     try:
-        for _ in range(300):
-            try:
-                httpx.get(base + "/api/meta", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
         c = httpx.Client(base_url=base, timeout=600)
         c.headers["X-Mjcam-Token"] = c.get("/api/meta").json()["token"]
         gid = c.post("/api/games", json={"players": ["A", "B", "C", "D"]}).json()["id"]

@@ -10,12 +10,12 @@ the same photo read in-process by ``vision.recognize`` (the floor the server add
 
 from __future__ import annotations
 
+from benchmarks.serving import free_port, serve
+
 import argparse
 import os
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -40,20 +40,10 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         photo = _photo_12mp(tmp)
         data = open(photo, "rb").read()
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-        s.close()
-        proc = subprocess.Popen([sys.executable, "-m", "mjcam", "serve", "--port", str(port), "--db",
-                                 os.path.join(tmp, "bench.sqlite")], cwd=ROOT, stderr=subprocess.DEVNULL)
+        port = free_port()
+        proc = serve(os.path.join(tmp, "bench.sqlite"), port, stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"
         try:
-            for _ in range(300):
-                try:
-                    httpx.get(base + "/api/meta", timeout=1)
-                    break
-                except httpx.TransportError:
-                    time.sleep(0.1)
             with httpx.Client(base_url=base, timeout=120) as c:
                 c.headers["X-Mjcam-Token"] = c.get("/api/meta").json()["token"]  # writes carry the page's token
                 gid = c.post("/api/games", json={"players": ["A", "B", "C", "D"]}).json()["id"]

@@ -15,11 +15,12 @@ Exit status 1 on any 5xx, transport error, unexpected answer or lost or doubled 
 
 from __future__ import annotations
 
+from benchmarks.serving import free_port, serve
+
 import argparse
 import collections
 import os
 import random
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -33,14 +34,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PIN = "246810"
 PLAYERS = ["Ann", "Bo", "Cy", "Di"]
 WIN = "[RdRdRd] [123s] [999s] 45s NN +6s"  # 5 fan; the dealer (place 0) winning keeps the deal
-
-
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def _memory(pid: int) -> dict[str, int]:
@@ -68,19 +61,11 @@ def run(clients: int = 50, seconds: float = 60.0, upload_share: float = 0.02, ga
 
     tmp = tempfile.mkdtemp(prefix="mjcam-load-")
     db = os.path.join(tmp, "load.sqlite")
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([sys.executable, "-m", "mjcam", "serve", "--port", str(port), "--db", db, "--pin", PIN],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = serve(db, port, "--pin", PIN)
     photo = open(os.path.join(ROOT, "samples", "hand-honours.jpg"), "rb").read()
     try:
-        deadline = time.monotonic() + 90  # a busy machine starts the server slowly
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                httpx.get(base + "/api/meta", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
         token = httpx.get(base + "/api/meta").json()["token"]
         headers = {"X-Mjcam-Token": token, "X-Mjcam-Pin": PIN}
         gids = [httpx.post(base + "/api/games", json={"players": PLAYERS}, headers=headers).json()["id"]
