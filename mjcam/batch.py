@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from mjcam.service import WinFlags, judge, read_photo, score_hand
 
-SUPPORTED = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
+SUPPORTED = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".avif", ".tif", ".tiff", ".bmp", ".gif")
 CSV_FIELDS = ["path", "hash", "status", "hand", "needs_person", "legal", "fan", "points", "rules",
               "error_kind", "error", "duplicate_of", "tiles", "detail"]
 

@@ -33,8 +33,9 @@ def read_expected(path: str) -> dict[str, str]:
                 data = json.load(fh)
                 if not isinstance(data, dict):
                     raise ExpectedError(f"{path}: expected a JSON object of photo: hand")
-                return {str(k): str(v or "") for k, v in data.items()}
-            rows = list(csv.DictReader(fh))
+                rows = [{"photo": str(k), "hand": str(v or "")} for k, v in data.items()]
+            else:
+                rows = list(csv.DictReader(fh))
     except OSError as e:
         raise ExpectedError(f"{path}: {e.strerror}") from None
     except ValueError as e:
@@ -43,7 +44,9 @@ def read_expected(path: str) -> dict[str, str]:
         raise ExpectedError(f"{path}: the CSV needs the columns photo and hand")
     out = {}
     for n, r in enumerate(rows, 2):
-        hand = (r["hand"] or "").strip()
+        if not (r.get("photo") or "").strip():
+            raise ExpectedError(f"{path}:{n}: no photo named")
+        hand = (r.get("hand") or "").strip()
         if hand:
             try:
                 parse_hand(hand)

@@ -152,3 +152,28 @@ def test_batch_dask_without_dask_is_one_line_and_leaves_no_file(tmp_path, capsys
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install 'mjcam[dask]'" in err
     assert not out.exists()
+
+
+def test_expected_hands_are_checked_when_read_from_json_or_csv(tmp_path):
+    from mjcam.expected import ExpectedError, read_expected
+
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"a.jpg": "[RdRdRd] [123s] [999s] 45s NN +6s", "b.jpg": ""}))
+    assert read_expected(str(good))["b.jpg"] == ""
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"a.jpg": "RdRdRd 12x"}))
+    with pytest.raises(ExpectedError, match="bad.json"):
+        read_expected(str(bad))
+    nameless = tmp_path / "nameless.csv"
+    nameless.write_text("photo,hand\n,123m\n")
+    with pytest.raises(ExpectedError, match="no photo named"):
+        read_expected(str(nameless))
+
+
+def test_batch_walks_every_picture_format_the_loader_reads(tmp_path):
+    from mjcam.batch import find_photos
+
+    for ext in ("jpg", "tif", "bmp", "gif", "avif", "txt"):
+        (tmp_path / f"p.{ext}").write_bytes(b"x")
+    assert sorted(os.path.splitext(p)[1] for p in find_photos([str(tmp_path)])) == [
+        ".avif", ".bmp", ".gif", ".jpg", ".tif"]
