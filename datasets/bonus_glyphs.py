@@ -12,15 +12,13 @@ not become a shortcut).
 
 :func:`glyph_face` draws the other tiles that sets write in characters the same way — the
 characters suit (一…九, five now and then 伍, over 萬), the winds 東南西北, the red and green
-dragons 中 發 — for the classifier's training (``models.train --glyph-extra``; tried, not in the
-shipped classifier: see its card).
+dragons 中 發 — drawn for an earlier classifier's training and kept for rendering (no shipped model trained on
+them; models/EXPERIMENTS.md).
 
 ``brush=True`` writes the flowers' and seasons' names as a hand would (:func:`brushed`): from
 sixteen fonts, the strokes bent, bolder or finer, the character leant — for tile sets whose names
-are painted in running hand, which no font draws (``models.train_bonus --brush``; tried, not in the
-shipped readers: see their card). :func:`glyph_face` writes every character of the other tiles so
-too (``models.train --glyph-extra N --glyph-brush``: painted numerals; tried, not in the shipped
-classifier).
+are painted in running hand, which no font draws (tried for an earlier bonus reader, not shipped;
+models/EXPERIMENTS.md). :func:`glyph_face` writes every character of the other tiles so too.
 
 Fonts (training only; nothing is stored in the repository): Debian ``fonts-noto-cjk`` (OFL-1.1),
 ``fonts-arphic-ukai`` and ``fonts-arphic-uming`` (Arphic Public License), ``fonts-wqy-zenhei``

@@ -1,6 +1,6 @@
 """Whole tiles cut from xmahjongg's tile pictures (Debian ``xmahjongg``, GPL-2+), for checking how
-the classifier reads tile sets none of its training shows (:mod:`models.unseen_art`); no shipped
-model trained on them:
+the recogniser reads a tile set none of its training shows (``benchmarks.recognize_eval --photos
+unseen-set``); no shipped model trained on them:
 
 - ``real`` (``real.gif``, "Real Tiles © 1999 Mark Sanctuary"): a scan of a real Hong Kong set —
   ivory tiles, 萬 characters, flowers 梅蘭菊竹 and seasons 春夏秋冬 as painted plants with their

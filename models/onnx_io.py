@@ -58,7 +58,7 @@ def weights_from_onnx(path: str, model, calibration, member: int | None = None) 
     whose modules run in another order than they are declared, as the detector's feature
     pyramid); otherwise they are taken in the order declared.
 
-    A file of several networks joined by :mod:`models.ensemble` gives the one numbered ``member``
+    A file of several networks joined into one (as an earlier classifier was) gives the one numbered ``member``
     (0, 1, …; its weights are those named ``m<member>/…``)."""
     import numpy as np
     import onnx
@@ -71,7 +71,7 @@ def weights_from_onnx(path: str, model, calibration, member: int | None = None) 
     inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     joined = next((len(json.loads(e.value)) for e in proto.metadata_props if e.key == "ensemble_of"), 0)
     if joined and member is None:
-        raise ValueError(f"{path} joins {joined} networks (models.ensemble): say which member to take")
+        raise ValueError(f"{path} joins {joined} networks: say which member to take")
     if member is not None and not 0 <= member < joined:
         raise ValueError(f"{path} has no member {member} (it joins {joined} networks)")
     prefix = "" if member is None else f"m{member}/"

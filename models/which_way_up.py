@@ -128,7 +128,7 @@ def export(model, path: str) -> None:
                                                         "mean": list(MEAN), "std": list(STD), "clip": CLIP}.items()})
 
 
-# The rule's held-out check (MODEL_CARD.md): the held-out copies not turned by an odd angle that show a
+# The rule's held-out check (models/EXPERIMENTS.md): the held-out copies not turned by an odd angle that show a
 # hand standing upright by eye (their file names, as far as they are unique)
 HELD_OUT_UPRIGHT = ("385505934_714106667161702_2327266783355569670_n_jpg.rf.22d254c1",
                     "385531081_660597576280267_7445939836158791472_n_jpg.rf.07253af4",

@@ -100,7 +100,7 @@ class TileClassifier(OnnxStage):
         return np.concatenate(outs)
 
     def __call__(self, crops: np.ndarray) -> list[TileLabel]:
-        """Labels of prepared crops, by this model alone (the bonus reader needs the photo)."""
+        """Labels of prepared crops (already cut; ``classify_boxes`` cuts them from a photo)."""
         return self.labels(self.probabilities(crops))
 
     def crops(self, image: np.ndarray, boxes, aspects=None) -> np.ndarray:

@@ -35,7 +35,7 @@ LOW_CONFIDENCE = 0.80
 GAP = 0.25  # a step between tile centres this much longer than usual separates two runs
 HAND_TILES = 14  # a winning hand without kongs, bonus tiles aside
 # an alternative the classifier gives less than this is never put in a reading's place by the rules
-# (a bonus tile read twice, a hand that does not win): chosen on the held-out photos (model card)
+# (a bonus tile read twice, a hand that does not win): chosen on the held-out photos (models/EXPERIMENTS.md)
 ALT_MIN = 0.15
 
 

@@ -99,7 +99,7 @@ class LearnedProposer(OnnxStage):
     #: boxes of all looks are pooled (duplicates removed by NMS). Tiles much larger than the
     #: detector learnt get several small peaks at one scale and one right peak at a smaller one;
     #: on held-out training photos adding a look at 320 px raised recall at IoU 0.5 from 68 % to
-    #: 77 % at the same precision (model card).
+    #: 77 % at the same precision (models/EXPERIMENTS.md).
     EXTRA_SIDES = (320,)
     #: Tiles much smaller than it learnt on (the hand small in a photo of the whole table) are
     #: looked at again, zoomed: where the sure boxes' median long side is under ``SMALL_TILE``

@@ -34,7 +34,7 @@ __all__ = ["Recognition", "Recognizer", "RecognizerConfig", "TileRead", "default
 #: ``ONE_TILE_MARGIN`` than the whole picture's, and either the whole picture's is under
 #: ``ONE_TILE_UNSURE`` or the detector is at least ``ONE_TILE_FOUND`` sure of the tile it found
 #: (in a tight crop it finds parts of the engraving, less surely). Chosen on held-out photos and
-#: unseen tile art: the model card.
+#: unseen tile art: models/EXPERIMENTS.md.
 ONE_TILE_CENTRE, ONE_TILE_MARGIN, ONE_TILE_UNSURE, ONE_TILE_FOUND = 0.5, 0.2, 0.35, 0.45
 ONE_TILE_LOOSE = 0.5  # a found tile covering less of the picture than this: the picture is framed loosely
 
