@@ -27,7 +27,7 @@ from torch.utils.data import DataLoader, Dataset, WeightedRandomSampler
 from datasets.augment import view
 from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives
 from datasets.readers import read_crop_csv, read_yolo
-from datasets.splits import split
+from datasets.splits import Splits, split
 from mjcam.vision.labels import CLASSES
 from mjcam.vision.preprocess import to_tensor
 
@@ -71,13 +71,18 @@ class Views(Dataset):
         return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), int(self.crops.labels[i])
 
 
-def training_crops(data: str, work: str, photos: list[str], synthetic_per_code: int, seed: int) -> CropSet:
-    """Context crops of every training photo and crop (cached in ``work``)."""
+def mirrored_copies() -> frozenset[str]:
+    """The roboflow-hk-chinese training copies that Roboflow mirrored (flipped back before use)."""
+    with open(os.path.join(os.path.dirname(__file__), "mirrored.txt")) as fh:
+        return frozenset(fh.read().split())
+
+
+def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic_per_code: int,
+                   seed: int, mirrored: frozenset[str]) -> CropSet:
+    """Context crops of every training photo and crop of the splits ``s`` of ``data`` (cached in ``work``)."""
     from datasets.synthetic import single_tiles
     from mjcam.scoring.tiles import CODES
 
-    s = split(data, seed)
-    mirrored = frozenset(open(os.path.join(os.path.dirname(__file__), "mirrored.txt")).read().split())
     c = CONTEXT
     parts = [
         drop_tile_like_negatives(cached(os.path.join(work, f"hk-train-{seed}-c{c}.npz"), lambda: crops_from_photos(
@@ -99,10 +104,8 @@ def training_crops(data: str, work: str, photos: list[str], synthetic_per_code: 
     return CropSet.concat(parts)
 
 
-def tuning_inputs(data: str, size: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def tuning_inputs(s: Splits, size: int, mirrored: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
     """Inference-path inputs of the tuning photos' tiles (one copy per source)."""
-    s = split(data, seed)
-    mirrored = frozenset(open(os.path.join(os.path.dirname(__file__), "mirrored.txt")).read().split())
     xa, ya = holdout_batches(s.hk_tune, 1, mirrored, size=size)
     xb, yb = holdout_batches(s.rethink_tune, 1, size=size)
     return np.concatenate([xa, xb]), np.concatenate([ya, yb])
@@ -145,16 +148,19 @@ def main(argv=None) -> None:
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     os.makedirs(a.work, exist_ok=True)
     a.out = a.out or os.path.join(a.work, "tile_classifier.onnx")
-    crops = training_crops(a.data, a.work, a.photos, a.synthetic, a.seed)
-    xs, ys = tuning_inputs(a.data, a.size, a.seed)
+    splits, mirrored = split(a.data, a.seed), mirrored_copies()
+    crops = training_crops(splits, a.data, a.work, a.photos, a.synthetic, a.seed, mirrored)
+    xs, ys = tuning_inputs(splits, a.size, mirrored)
     print(f"{len(crops)} training crops, {len(ys)} tuning tiles", flush=True)
     ds = Views(crops, a.size, a.seed)
     sampler = WeightedRandomSampler(balanced_weights(crops.labels), a.per_epoch, replacement=True,
                                     generator=torch.Generator().manual_seed(a.seed))
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, drop_last=True)
-    model = pretrained(a.backbone, len(CLASSES))
-    if a.init:
+    if a.init:  # an earlier run's weights, head and all: no ImageNet checkpoint needed
+        model = BACKBONES[a.backbone](len(CLASSES))
         model.load_state_dict(torch.load(a.init, map_location="cpu", weights_only=True))
+    else:
+        model = pretrained(a.backbone, len(CLASSES))
     run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
            "seed": a.seed, "photos": a.photos, "init": a.init}
     name = f"{a.backbone}-{a.size}-{a.seed}-{a.epochs}x{a.per_epoch}" + ("-init" if a.init else "")
