@@ -64,20 +64,9 @@ def _small(tmp_path) -> str:
 
 
 def _save(kind: str, path):
-    from PIL import Image
+    from benchmarks.decode_memory import make  # the same pictures the memory benchmark makes
 
-    if kind == "grey16":  # the 377 KB PNG that took 5 GB at 200 MP
-        Image.new("I;16", (SIDE, SIDE), 1000).save(path)
-    elif kind == "palette-transparent":
-        im = Image.new("P", (SIDE, SIDE), 0)
-        im.putpalette([200, 30, 30] * 256)
-        im.save(path, transparency=0)
-    elif kind == "bilevel":
-        Image.new("1", (SIDE, SIDE), 1).save(path)
-    elif kind == "rgba":
-        Image.new("RGBA", (SIDE, SIDE), (10, 200, 30, 128)).save(path)
-    elif kind == "rgb":
-        Image.new("RGB", (SIDE, SIDE), (10, 200, 30)).save(path)
+    make(f"{kind}.png", SIDE, str(path))
 
 
 # the most the decoded picture itself takes (Pillow keeps 1, 2 or 4 bytes a pixel), and 40 MB for a
