@@ -19,8 +19,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
-TILE_CODES = frozenset([f"{n}{s}" for s in "mps" for n in range(1, 10)] + ["E", "S", "W", "N", "Rd", "Gd", "Wd"]
-                       + [f"{k}{n}" for k in "FS" for n in range(1, 5)])
+from mjcam.scoring.tiles import CODES
+
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
 
 _YOLO_SUIT = {"sc": "m", "sd": "p", "sb": "s"}
@@ -57,7 +57,7 @@ def iou(a, b) -> float:
 def yolo_name_to_code(name: str) -> str:
     """Map the Roboflow HK set's class names (sc1, sd9, sb5, hwe, hdr, bf1, bs4) and the
     rethink-bonus set's (c1, d9, b5, we, dr, f1, f1-s, s4) to tile codes; tile codes stay as they are."""
-    if name in TILE_CODES:
+    if name in CODES:
         return name
     if name[:2] in _YOLO_SUIT and name[2:].isdigit():
         return name[2:] + _YOLO_SUIT[name[:2]]
