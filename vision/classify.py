@@ -68,15 +68,11 @@ class TileClassifier(OnnxStage):
             raise ModelError(f"{self.model_path}: {out} outputs but {len(self.classes)} labels")
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
-        """Softmax probabilities (N, classes) for N prepared crops (N, S, S, 3) uint8 RGB."""
-        if len(crops) == 0:
-            self.session  # noqa: B018  (loads the labels)
-            return np.zeros((0, len(self.classes)), np.float32)
-        return self._read(crops)
-
-    def _read(self, crops: np.ndarray) -> np.ndarray:
-        """Probabilities of every crop by this model (the turned copy read too where unsure)."""
+        """Softmax probabilities (N, classes) for N prepared crops (N, S, S, 3) uint8 RGB (the
+        turned copy read too where unsure)."""
         sess = self.session
+        if len(crops) == 0:
+            return np.zeros((0, len(self.classes)), np.float32)
         name = sess.get_inputs()[0].name
 
         def softmax(x: np.ndarray) -> np.ndarray:
