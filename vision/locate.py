@@ -11,6 +11,7 @@ left.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import cv2
@@ -92,7 +93,8 @@ def _pooled(looks: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.
 
 
 class LearnedProposer(OnnxStage):
-    """``proposer(image)`` -> proposals from the ONNX tile detector (one session, made on first use)."""
+    """``proposer(image)`` -> proposals from the ONNX tile detector (one session, made on first use):
+    ``model_path``, else ``MJCAM_DETECTOR`` where set (a detector you trained), else the shipped one."""
 
     what = "tile detector"
     #: Each photo is looked at with these long sides as well as the model's own input side, and the
@@ -112,7 +114,7 @@ class LearnedProposer(OnnxStage):
 
     def __init__(self, model_path: str | None = None, side: int | None = None, threshold: float | None = None,
                  threads: int | None = None, extra_sides: tuple[int, ...] | None = None, zoom: bool = True):
-        super().__init__(model_path or DEFAULT_DETECTOR, threads)
+        super().__init__(model_path or os.environ.get("MJCAM_DETECTOR") or DEFAULT_DETECTOR, threads)
         self._side, self._threshold = side, threshold
         self.extra_sides = self.EXTRA_SIDES if extra_sides is None else tuple(extra_sides)
         self.zoom = zoom
