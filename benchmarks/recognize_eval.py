@@ -1,13 +1,32 @@
 """Photo-to-hand evaluation: mjcam and the peer (PyPI ``mahjong-detector``) on the same photos.
 
     pip install '.[bench]'
-    python -m benchmarks.recognize_eval --data ../shared/data [--limit N] [--timing 20] [--photos held-out]
-        [--frame K] [--strips] [--condition NAME] [--mended]
+    python -m benchmarks.recognize_eval --data ../shared/data [--limit N] [--timing 20]
+        [--photos valid|rethink-test|rethink-unseen|all-held-out|held-out|unseen-set]
+        [--detector FILE] [--baseline-detector FILE] [--frame K] [--strips] [--condition NAME] [--mended]
 
-Photos: the HK photos of the Roboflow *valid* split (``IMG_27*``, a Japanese set, and
-``Screenshot*`` left out); neither of mjcam's models trained or tuned on them. Labels as
-published; with ``--mended`` the 18 found wrong by eye (``datasets/roboflow_valid_mends.csv``)
-set to the tiles the photos show.
+Photos (``--photos``), each read at its own size; none of them trained or tuned on by mjcam's models:
+
+- ``valid`` (the default): the HK photos of the Roboflow HK set's *valid* split (``IMG_27*``, a
+  Japanese set, and ``Screenshot*`` left out). Labels as published; with ``--mended`` the 18
+  found wrong by eye (``datasets/roboflow_valid_mends.csv``) set to the tiles the photos show;
+- ``rethink-test``: the photos of the rethink-bonus set whose sources ``datasets.splits`` holds
+  out for the figures (``split(data).rethink_test``: 15 % of its sources, every copy of a source
+  with it);
+- ``rethink-unseen``: the rethink-bonus photos of the tile set held out whole (``home-mj``,
+  ``split(data).unseen_set``: a set of tiles no model has seen);
+- ``all-held-out``: the three, the figures printed for each part and then over all of them;
+- ``held-out``: the HK training photos held out of every model's training (where settings are
+  chosen, not figures); ``unseen-set``: 60 hands of a scanned tile set, drawn by the renderer.
+
+The rethink photos are 640x640 copies with the photo shrunk between black bars; they are read so,
+and for the 12 MP timing their bars are cut off and the photo grown to 12 MP at its own shape.
+
+Systems, side by side, each in a process of its own: mjcam (with ``--detector FILE``, with that
+ONNX tile detector in place of the shipped one, through ``MJCAM_DETECTOR``: a candidate judged
+before it ships); with ``--baseline-detector FILE``, mjcam again with that detector in a column of
+its own (and the differences printed under the table); and the peer. ``--json FILE`` writes each
+column's figures (with all-held-out, each part's under ``parts``).
 
 Printed per system:
 - detection recall and precision at IoU 0.5. A detection that matches no labelled tile and
@@ -36,7 +55,9 @@ Printed per system:
   a glare spot, the photo turned by some degrees, seen in perspective from further down the
   table), the labels moved with it;
 - time per photo (each system in its own process, models loaded once, loading the file
-  included) at the photos' 640x640 and on 12 MP upscaled copies, and each process's peak memory.
+  included) at the photos' own size (640x640) and on 12 MP upscaled copies of the first
+  ``--timing`` photos (with all-held-out, a third of them from each part), and each process's peak
+  memory; a part's time is its photos' own times and its share of loading the models.
 """
 
 from __future__ import annotations
@@ -50,6 +71,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -58,13 +80,18 @@ PEER_CODES = {"chun": "Rd", "haku": "Wd", "hatsu": "Gd", "tou": "E", "nan": "S",
 
 # ---------------------------------------------------------------- workers (one process per system)
 
-def run_mjcam(paths: list[str]) -> list[dict]:
+def run_mjcam(paths: list[str], times: list[float] | None = None) -> list[dict]:
+    """mjcam's readings of the photos, with the detector ``MJCAM_DETECTOR`` names where set; the
+    seconds each photo took (loading the file included) are appended to ``times``."""
     from mjcam.vision.pipeline import Recognizer
 
     rec = Recognizer()
     out = []
     for p in paths:
+        t0 = time.perf_counter()
         r = rec(p)
+        if times is not None:
+            times.append(time.perf_counter() - t0)
         stray = {i for g in r.groups if g["kind"] == "stray" for i in g["tiles"]}
         out.append({"boxes": [t.box for t in r.tiles], "codes": [t.code for t in r.tiles],
                     "scores": [t.detection * t.confidence for t in r.tiles],
@@ -72,16 +99,19 @@ def run_mjcam(paths: list[str]) -> list[dict]:
     return out
 
 
-def run_peer(paths: list[str]) -> list[dict]:
+def run_peer(paths: list[str], times: list[float] | None = None) -> list[dict]:
     from PIL import Image
     from mahjong_detector.predict import CLASS_NAMES, predict
     from mahjong_detector.preprocess import preprocess_image
 
     out = []
     for p in paths:
+        t0 = time.perf_counter()
         with Image.open(p) as im:
             img, pad = preprocess_image(im)
             dets = predict(img, pad)
+        if times is not None:
+            times.append(time.perf_counter() - t0)
         dets.sort(key=lambda d: d.x1)
         out.append({"boxes": [(d.x1, d.y1, d.x2, d.y2) for d in dets],
                     "codes": [PEER_CODES.get(CLASS_NAMES[d.class_id], CLASS_NAMES[d.class_id]) for d in dets],
@@ -91,10 +121,11 @@ def run_peer(paths: list[str]) -> list[dict]:
 
 def worker(system: str, listfile: str) -> None:
     paths = open(listfile).read().split("\n")
+    times: list[float] = []
     t0 = time.perf_counter()
-    preds = (run_mjcam if system == "mjcam" else run_peer)(paths)
+    preds = (run_mjcam if system == "mjcam" else run_peer)(paths, times)
     dt = time.perf_counter() - t0
-    print(json.dumps({"preds": preds, "seconds": dt, "peak_mb": peak_mb()}))
+    print(json.dumps({"preds": preds, "seconds": dt, "times": times, "peak_mb": peak_mb()}))
 
 
 def peak_mb() -> float:
@@ -111,18 +142,38 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def launch(system: str, paths: list[str]) -> dict:
+def launch(system: str, paths: list[str], detector: str | None = None) -> dict:
+    """Run the worker of ``system`` (``mjcam`` or ``peer``) on ``paths`` in a process of its own;
+    ``detector``: an ONNX tile detector mjcam uses in place of the shipped one (``MJCAM_DETECTOR``)."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
         fh.write("\n".join(paths))
+    env = {**os.environ, "MJCAM_DETECTOR": os.path.abspath(detector)} if detector else None
     try:
         res = subprocess.run([sys.executable, "-m", "benchmarks.recognize_eval", "--worker", system, fh.name],
-                             capture_output=True,
-                             text=True, cwd=ROOT)
+                             capture_output=True, text=True, cwd=ROOT, env=env)
     finally:
         os.unlink(fh.name)
     if res.returncode:
         raise SystemExit(f"{system} worker failed:\n{res.stderr[-2000:]}")
     return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def columns(detector: str | None = None, baseline_detector: str | None = None) -> list[tuple[str, str, str | None]]:
+    """The systems side by side: ``(column, worker, detector)``. mjcam with ``detector`` (else
+    ``MJCAM_DETECTOR`` where set, else the shipped one), mjcam again with ``baseline_detector``
+    where given, and the peer.
+
+    >>> columns(baseline_detector="models/old.onnx")
+    [('mjcam', 'mjcam', None), ('mjcam (detector old.onnx)', 'mjcam', 'models/old.onnx'), ('peer', 'peer', None)]
+    """
+    named = detector or os.environ.get("MJCAM_DETECTOR")
+    out = [(f"mjcam (detector {os.path.basename(named)})" if named else "mjcam", "mjcam", detector)]
+    if baseline_detector:
+        name = f"mjcam (detector {os.path.basename(baseline_detector)})"
+        if name == out[0][0]:  # the same file name twice
+            name = f"mjcam (baseline detector {os.path.basename(baseline_detector)})"
+        out.append((name, "mjcam", baseline_detector))
+    return out + [("peer", "peer", None)]
 
 
 # ---------------------------------------------------------------- scoring the predictions
@@ -193,18 +244,40 @@ def _copy_path(folder: str, path: str) -> str:
     return os.path.join(folder, os.path.basename(path).rsplit(".", 1)[0] + ".jpg")
 
 
-def upscaled(paths: list[str], folder: str) -> list[str]:
+def upscaled(paths: list[str], folder: str, letterboxed: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """12 MP copies of the photos, as a phone takes them: 4000x3000 (valid's 640x640 copies were
+    stretched square from such photos); a photo in ``letterboxed`` (the rethink copies: the photo
+    shrunk into 640x640 between black bars) has its bars cut off and is grown to 12 MP at its own
+    shape."""
     from PIL import Image
 
     out = []
     for p in paths:
         with Image.open(p) as im:
-            w, h = 4000, 3000  # a 12 MP phone photo (the 640x640 copies were stretched square)
-            big = im.convert("RGB").resize((w, h), Image.BICUBIC)
+            im = im.convert("RGB")
+            if p in letterboxed:
+                im = im.crop(_inside_bars(im))
+                k = (12e6 / (im.width * im.height)) ** 0.5
+                w, h = round(im.width * k), round(im.height * k)
+            else:
+                w, h = 4000, 3000
+            big = im.resize((w, h), Image.BICUBIC)
             q = _copy_path(folder, p)
             big.save(q, quality=92)
             out.append(q)
     return out
+
+
+def _inside_bars(im, dark: int = 16) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) of a letterboxed picture inside its black bars: the rows and
+    columns at the edges with no pixel brighter than ``dark`` left out."""
+    import numpy as np
+
+    a = np.asarray(im.convert("L"))
+    rows, cols = np.flatnonzero(a.max(1) > dark), np.flatnonzero(a.max(0) > dark)
+    if not len(rows):
+        return 0, 0, im.width, im.height
+    return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
 
 
 def framed(records, k: float, folder: str) -> list:
@@ -450,18 +523,75 @@ def unseen_set_hands(folder: str, count: int = 60, seed: int = 0, sets: tuple[st
     return out
 
 
+@dataclass
+class Part:
+    """A part of the photos a run reads: ``name`` in the tables, ``what`` in words, its records, and
+    whether its photos are letterboxed (shrunk into a square between black bars)."""
+    name: str
+    what: str
+    records: list
+    letterboxed: bool = False
+
+
+PHOTOS = ("valid", "rethink-test", "rethink-unseen", "all-held-out", "held-out", "unseen-set")
+
+
+def photo_parts(photos: str, data: str, folder: str, seed: int = 0, mend: bool = False) -> list[Part]:
+    """The photos ``--photos`` names, in parts (one, or three for ``all-held-out``): ``valid`` —
+    the HK photos of roboflow-hk-chinese's valid split (``mend``: its labels found wrong by eye
+    mended); ``rethink-test`` / ``rethink-unseen`` — the held-out sources and the held-out tile set
+    of roboflow-rethink-bonus (``datasets.splits``); ``all-held-out`` — the three; ``held-out`` —
+    the training photos held out of every model's training; ``unseen-set`` — hands of a scanned
+    tile set drawn by the renderer into ``folder`` (``seed``)."""
+    from datasets.readers import held_out_sources, mended, read_yolo, roboflow_subset
+    from datasets.splits import split
+
+    if photos not in PHOTOS:
+        raise ValueError(f"unknown photos {photos!r} (one of {', '.join(PHOTOS)})")
+    if photos == "unseen-set":
+        return [Part("unseen set", "hands of a scanned tile set never trained on (xmahjongg 'real')",
+                     unseen_set_hands(folder, seed=seed))]
+    if photos == "held-out":  # the same held-out sources as models/train.py, detector.py and refiner.py (seed 1, a tenth)
+        recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "train")
+        held = held_out_sources(recs, 0.1, 1)
+        return [Part("held-out", "held-out training photos", [r for r in recs if r.source in held and r.boxes])]
+    parts = []
+    if photos in ("valid", "all-held-out"):
+        recs = [r for r in read_yolo(os.path.join(data, "roboflow-hk-chinese"), "valid") if roboflow_subset(r.path) == "hk"]
+        parts.append(Part("HK valid", "HK photos of the valid split", mended(recs) if mend else recs))
+    if photos != "valid":
+        if not os.path.isdir(os.path.join(data, "roboflow-rethink-bonus")):
+            raise SystemExit(f"no roboflow-rethink-bonus under {data}")
+        sp = split(data)
+        if photos in ("rethink-test", "all-held-out"):
+            parts.append(Part("rethink test", "held-out rethink-bonus photos (sources never trained or tuned on)",
+                              sp.rethink_test, letterboxed=True))
+        if photos in ("rethink-unseen", "all-held-out"):
+            parts.append(Part("rethink unseen set", "rethink-bonus photos of the tile set held out whole (home-mj)",
+                              sp.unseen_set, letterboxed=True))
+    return parts
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
-    ap.add_argument("--limit", type=int, default=0, help="only the first N photos")
-    ap.add_argument("--timing", type=int, default=20, help="photos for the 12 MP timing (0: none)")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N photos (of each part, with all-held-out)")
+    ap.add_argument("--timing", type=int, default=20,
+                    help="photos for the 12 MP timing (0: none; with all-held-out, the first N/3 of each part)")
     ap.add_argument("--worker", nargs=2, metavar=("SYSTEM", "LIST"), help=argparse.SUPPRESS)
     ap.add_argument("--json", metavar="FILE", help="also write the figures here")
-    ap.add_argument("--photos", choices=("valid", "held-out", "unseen-set"), default="valid",
-                    help="the valid split's HK photos (the figures), the training photos held out of "
-                         "every model's training (where settings are chosen), or 60 hands of a scanned real "
-                         "tile set no model trained on, laid out and photographed by the renderer "
-                         "(apt-get install xmahjongg)")
+    ap.add_argument("--photos", choices=PHOTOS, default="valid",
+                    help="valid: the valid split's HK photos (the figures); rethink-test: the rethink-bonus photos "
+                         "held out for the figures (sources never trained or tuned on); rethink-unseen: its tile set "
+                         "held out whole; all-held-out: the three, figures per part and overall; held-out: the "
+                         "training photos held out of every model's training (where settings are chosen); "
+                         "unseen-set: 60 hands of a scanned real tile set no model trained on, laid out and "
+                         "photographed by the renderer (apt-get install xmahjongg)")
+    ap.add_argument("--detector", metavar="FILE",
+                    help="an ONNX tile detector mjcam uses in place of the shipped one (MJCAM_DETECTOR), to judge "
+                         "a candidate before it ships")
+    ap.add_argument("--baseline-detector", metavar="FILE",
+                    help="run mjcam a second time, with this ONNX tile detector, in a column of its own")
     ap.add_argument("--seed", type=int, default=0,
                     help="with --photos unseen-set: draw other hands (0, the figures' hands; another seed gives hands "
                          "no choice has been made on, to judge a change by)")
@@ -481,78 +611,49 @@ def main(argv=None) -> None:
     if args.worker:
         worker(*args.worker)
         return
+    for det in (args.detector, args.baseline_detector):
+        if det and not os.path.isfile(det):
+            ap.error(f"no detector file {det}")
     with tempfile.TemporaryDirectory() as folder:
         evaluate(args, folder)
 
 
-def evaluate(args, folder: str) -> None:
-    from datasets.readers import held_out_sources, mended, read_yolo, roboflow_subset
-
-    if args.photos == "valid":
-        recs = [r for r in read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "valid")
-                if roboflow_subset(r.path) == "hk"]
-        if args.mended:
-            recs = mended(recs)
-            print("valid's labels found wrong by eye mended (datasets/roboflow_valid_mends.csv)")
-    elif args.photos == "unseen-set":
-        recs = unseen_set_hands(folder, seed=args.seed)
-    else:  # the same held-out sources as models/train.py, detector.py and refiner.py (seed 1, a tenth)
-        recs = read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "train")
-        held = held_out_sources(recs, 0.1, 1)
-        recs = [r for r in recs if r.source in held and r.boxes]
-    if args.limit:
-        recs = recs[:args.limit]
-    if args.frame != 1:
-        recs = framed(recs, args.frame, folder)
-        print(f"each photo set in a table {args.frame:g} times as wide and tall")
-    if args.strips:
-        recs = strips([r for r in recs if not r.stretched], folder)
-        print("each row and column of tiles cut out as a band and stretched to the photo's size")
-    if args.condition:
-        recs = conditioned(recs, args.condition, folder)
-        print(f"each photo in the condition {args.condition!r}")
-    paths = [r.path for r in recs]
-    twice = sum(len(r.boxes) - len(r.tiles()) for r in recs)
-    what = {"valid": "HK photos of the valid split", "held-out": "held-out training photos",
-            "unseen-set": "hands of a scanned tile set never trained on (xmahjongg 'real')"}[args.photos]
-    print(f"{len(recs)} {('bands cut from the ' + what) if args.strips else what}, "
-          f"{sum(len(r.boxes) for r in recs) - twice} labelled tiles ({twice} more labels are second labels of a "
-          f"tile already labelled, counted once)")
-    figures = {}
-    systems = ("mjcam", "peer")
-    # the figures again, leaving out the photos Roboflow's square resize stretched out of all shape
+def figures_of(recs, preds) -> dict:
+    """assess's figures, those without the stretched photos (``plain_``) and those with the labels
+    as published (``published_``)."""
     plain = [k for k, r in enumerate(recs) if not r.stretched]
-    for system in systems:
-        res = launch(system, paths)
-        m = assess(recs, res["preds"])
-        plain_m = assess([recs[k] for k in plain], [res["preds"][k] for k in plain])
-        m.update({f"plain_{k}": v for k, v in plain_m.items()})
-        m.update({f"published_{k}": v for k, v in assess(recs, res["preds"], merge_duplicates=False).items()})
-        m["s_per_photo_640"] = res["seconds"] / len(paths)
-        m["peak_mb_640"] = res["peak_mb"]
-        figures[system] = m
-    with tempfile.TemporaryDirectory() as tmp:
-        big = upscaled(paths[:args.timing], tmp) if args.timing > 0 else []  # --timing 0: no 12 MP run
-        for system in systems if big else ():
-            res = launch(system, big)
-            figures[system]["s_per_photo_12mp"] = res["seconds"] / len(big)
-            figures[system]["peak_mb_12mp"] = res["peak_mb"]
-    print(f"\n{'':<34}" + "".join(f"{s:>12}" for s in systems) + f"{'target':>10}")
-    rows = [("detection recall @0.5", "recall", "{:.1%}", "99%"),
-            ("precision (background apart)", "precision", "{:.1%}", "98%"),
-            ("precision (strict)", "precision_strict", "{:.1%}", ""),
-            ("  unlabelled-background hits", "background", "{}", ""),
-            ("  false detections", "false", "{}", ""),
-            ("tile accuracy (end to end)", "accuracy", "{:.1%}", "98%"),
-            ("  read right, of tiles found", "read_right_of_found", "{:.1%}", ""),
-            ("flowers and seasons", "bonus", "{:.1%}", "97%"),
-            ("single-row hands read exactly", "rows_exact", "{:.1%}", "90%"),
-            ("  the same, strays set apart", "rows_exact_hand", "{:.1%}", ""),
-            ("s per photo, 640x640", "s_per_photo_640", "{:.3f}", ""),
-            ("s per photo, 12 MP", "s_per_photo_12mp", "{:.3f}", "<= peer"),
-            ("peak MB, 640x640 run", "peak_mb_640", "{:.0f}", "500"),
-            ("peak MB, 12 MP run", "peak_mb_12mp", "{:.0f}", "500")]
-    stretched = len(recs) - len(plain)
+    m = assess(recs, preds)
+    m.update({f"plain_{k}": v for k, v in assess([recs[k] for k in plain], [preds[k] for k in plain]).items()})
+    m.update({f"published_{k}": v for k, v in assess(recs, preds, merge_duplicates=False).items()})
+    return m
+
+
+ROWS = [("detection recall @0.5", "recall", "{:.1%}", "99%"),
+        ("precision (background apart)", "precision", "{:.1%}", "98%"),
+        ("precision (strict)", "precision_strict", "{:.1%}", ""),
+        ("  unlabelled-background hits", "background", "{}", ""),
+        ("  false detections", "false", "{}", ""),
+        ("tile accuracy (end to end)", "accuracy", "{:.1%}", "98%"),
+        ("  read right, of tiles found", "read_right_of_found", "{:.1%}", ""),
+        ("flowers and seasons", "bonus", "{:.1%}", "97%"),
+        ("single-row hands read exactly", "rows_exact", "{:.1%}", "90%"),
+        ("  the same, strays set apart", "rows_exact_hand", "{:.1%}", ""),
+        ("s per photo, {own}", "s_per_photo_640", "{:.3f}", ""),
+        ("s per photo, 12 MP", "s_per_photo_12mp", "{:.3f}", "<= peer"),
+        ("peak MB, {own} run", "peak_mb_640", "{:.0f}", "500"),
+        ("peak MB, 12 MP run", "peak_mb_12mp", "{:.0f}", "500")]
+RUN_WIDE = ("s_per_photo_12mp", "peak_mb_640", "peak_mb_12mp")  # figures of a whole run, not of a part
+
+
+def report(figures: dict, names: list[str], recs, mend: bool, whole_run: bool = True) -> None:
+    """The table of figures, a column per system, and the lines under it."""
+    sizes = {(r.width, r.height) for r in recs}
+    own = "{}x{}".format(*sizes.pop()) if len(sizes) == 1 else "own size"
+    widths = [max(12, len(n) + 2) for n in names]
+    print(f"{'':<34}" + "".join(f"{n:>{w}}" for n, w in zip(names, widths)) + f"{'target':>10}")
+    rows = [(name.format(own=own), key, fmt, target) for name, key, fmt, target in ROWS
+            if whole_run or key not in RUN_WIDE]
+    stretched = sum(r.stretched for r in recs)
     if stretched:
         keys = ("recall", "precision", "accuracy", "bonus", "rows_exact", "rows_exact_hand")
         rows += [(f"without the {stretched} stretched photos:", None, "", "")]
@@ -561,17 +662,98 @@ def evaluate(args, folder: str) -> None:
         if key is None:
             print(name)
             continue
-        print(f"{name:<34}" + "".join(f"{fmt.format(figures[s][key]) if key in figures[s] else '—':>12}"
-                                      for s in systems) + f"{target:>10}")
-    m, p = figures["mjcam"], figures["peer"]
+        print(f"{name:<34}" + "".join(f"{fmt.format(figures[s][key]) if key in figures[s] else '—':>{w}}"
+                                      for s, w in zip(names, widths)) + f"{target:>10}")
+    m = figures[names[0]]
     print(f"\nflowers/seasons: {m['bonus_n']} labelled; single-row photos: {m['rows_n']}")
-    print(("with each label counted (tiles labelled twice counted twice; the mended codes kept): " if args.mended
+    print(("with each label counted (tiles labelled twice counted twice; the mended codes kept): " if mend
            else "with the labels as published (tiles labelled twice counted twice): ")
           + "; ".join(f"{s} recall {figures[s]['published_recall']:.1%}, accuracy {figures[s]['published_accuracy']:.1%}, "
                       f"single rows {figures[s]['published_rows_exact']:.1%} / {figures[s]['published_rows_exact_hand']:.1%}"
-                      for s in systems))
-    print(f"ratios mjcam/peer: accuracy {m['accuracy'] / max(1e-9, p['accuracy']):.2f}x"
-          + (f", time at 12 MP {m['s_per_photo_12mp'] / max(1e-9, p['s_per_photo_12mp']):.2f}x" if big else ""))
+                      for s in names))
+
+
+def _tiles_line(n: int, what: str, recs) -> str:
+    twice = sum(len(r.boxes) - len(r.tiles()) for r in recs)
+    return (f"{n} {what}, {sum(len(r.boxes) for r in recs) - twice} labelled tiles ({twice} more labels are second "
+            f"labels of a tile already labelled, counted once)")
+
+
+def evaluate(args, folder: str) -> None:
+    parts = photo_parts(args.photos, args.data, folder, seed=args.seed, mend=args.mended)
+    if args.mended and any(p.name == "HK valid" for p in parts):
+        print("valid's labels found wrong by eye mended (datasets/roboflow_valid_mends.csv)")
+    for part in parts:
+        recs = part.records[:args.limit] if args.limit else part.records
+        if args.frame != 1:
+            recs = framed(recs, args.frame, folder)
+        if args.strips:
+            recs = strips([r for r in recs if not r.stretched], folder)
+        if args.condition:
+            recs = conditioned(recs, args.condition, folder)
+        part.records = recs
+    if args.frame != 1:
+        print(f"each photo set in a table {args.frame:g} times as wide and tall")
+    if args.strips:
+        print("each row and column of tiles cut out as a band and stretched to the photo's size")
+    if args.condition:
+        print(f"each photo in the condition {args.condition!r}")
+    recs = [r for p in parts for r in p.records]
+    paths = [r.path for r in recs]
+    if not paths:
+        raise SystemExit("no photos to read")
+    for p in parts:
+        print(_tiles_line(len(p.records), ("bands cut from the " + p.what) if args.strips else p.what, p.records))
+    if len(parts) > 1:
+        print(_tiles_line(len(recs), "held-out photos in all", recs))
+    cols = columns(args.detector, args.baseline_detector)
+    names = [c[0] for c in cols]
+    figures, by_part = {}, {}
+    for name, system, detector in cols:
+        res = launch(system, paths, detector)
+        m = figures_of(recs, res["preds"])
+        m["s_per_photo_640"] = res["seconds"] / len(paths)
+        m["peak_mb_640"] = res["peak_mb"]
+        if system == "mjcam":
+            m["detector"] = os.path.abspath(detector) if detector else os.environ.get("MJCAM_DETECTOR") or "shipped"
+        figures[name] = m
+        if len(parts) > 1:
+            # each part's time per photo: its photos' own times and its share of loading the models
+            times = res.get("times") or [res["seconds"] / len(paths)] * len(paths)
+            load = (res["seconds"] - sum(times)) / len(paths)
+            k = 0
+            for p in parts:
+                n = len(p.records)
+                pm = figures_of(p.records, res["preds"][k:k + n])
+                pm["s_per_photo_640"] = sum(times[k:k + n]) / max(1, n) + load
+                by_part.setdefault(p.name, {})[name] = pm
+                k += n
+            m["parts"] = {p.name: by_part[p.name][name] for p in parts}
+    if args.timing > 0:
+        each = args.timing if len(parts) == 1 else -(-args.timing // len(parts))
+        timed = [r.path for p in parts for r in p.records[:each]]
+        boxed = {r.path for p in parts if p.letterboxed for r in p.records}
+        with tempfile.TemporaryDirectory() as tmp:
+            big = upscaled(timed, tmp, boxed)
+            for name, system, detector in cols:
+                res = launch(system, big, detector)
+                figures[name]["s_per_photo_12mp"] = res["seconds"] / len(big)
+                figures[name]["peak_mb_12mp"] = res["peak_mb"]
+    for p in parts if len(parts) > 1 else ():
+        print(f"\n{p.name}: {len(p.records)} photos")
+        report(by_part[p.name], names, p.records, args.mended and p.name == "HK valid", whole_run=False)
+    print(f"\nall held-out photos: {len(recs)} photos" if len(parts) > 1 else "")
+    report(figures, names, recs, args.mended)
+    m, peer = figures[names[0]], figures["peer"]
+    ratios = [f"accuracy {m['accuracy'] / max(1e-9, peer['accuracy']):.2f}x"]
+    if "s_per_photo_12mp" in m:
+        ratios.append(f"time at 12 MP {m['s_per_photo_12mp'] / max(1e-9, peer['s_per_photo_12mp']):.2f}x")
+    print(f"ratios {names[0]}/peer: " + ", ".join(ratios))
+    if args.baseline_detector:
+        b = figures[names[1]]
+        print(f"{names[0]} against {names[1]}: recall {m['recall'] - b['recall']:+.1%}, precision "
+              f"{m['precision'] - b['precision']:+.1%}, accuracy {m['accuracy'] - b['accuracy']:+.1%}, "
+              f"single rows {m['rows_exact'] - b['rows_exact']:+.1%}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(figures, fh, indent=1)

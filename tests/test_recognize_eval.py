@@ -227,3 +227,187 @@ def test_unseen_set_hands_are_whole_hands_in_a_photo_frame(tmp_path):
         assert os.path.exists(r.path) and r.height >= 0.7 * r.width
         assert 14 <= len(r.boxes) <= 18 and all(b.code in CODES for b in r.boxes)  # four sets and a pair, bonus aside
         assert all(0 <= b.box[0] < b.box[2] <= r.width and 0 <= b.box[1] < b.box[3] <= r.height for b in r.boxes)
+
+
+# ---------------------------------------------------------------- the photos, the columns, the run
+
+def _yolo_photo(folder, name, size=(64, 64), rows=("0 0.3 0.5 0.2 0.3", "1 0.6 0.5 0.2 0.3")):
+    from PIL import Image
+
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "labels").mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", size, (30, 120, 40)).save(folder / "images" / name)
+    (folder / "labels" / (name.rsplit(".", 1)[0] + ".txt")).write_text("\n".join(rows) + "\n")
+
+
+def _fake_data(tmp_path):
+    """A data folder in the two Roboflow sets' layouts: HK train and valid (one HK photo, one of the
+    Japanese set, one screenshot in valid), and rethink-bonus with 20 sources (one with a rotated_
+    copy) and the held-out home-mj set."""
+    data = tmp_path / "data"
+    hk = data / "roboflow-hk-chinese"
+    hk.mkdir(parents=True)
+    (hk / "data.yaml").write_text("names: ['sc1', 'sc2', 'sd1', 'hwe']\n")
+    for k in range(3):
+        _yolo_photo(hk / "train", f"t{k}_jpg.rf.{k}.jpg")
+    for name in ("hk1_jpg.rf.a.jpg", "IMG_2701_jpg.rf.b.jpg", "Screenshot_1_png.rf.c.jpg"):
+        _yolo_photo(hk / "valid", name)
+    rb = data / "roboflow-rethink-bonus"
+    rb.mkdir()
+    (rb / "data.yaml").write_text("names: ['c1', 'c2', 'd1', 'we']\n")
+    for k in range(20):
+        _yolo_photo(rb, f"p{k:02d}_jpg.rf.{k}.jpg", size=(80, 80))
+    for k in range(20):
+        _yolo_photo(rb, f"rotated_p{k:02d}_jpg.rf.r{k}.jpg", size=(80, 80))
+    for name in ("home-mj-IMG_1_png.rf.h1.jpg", "rotated_home-mj-IMG_1_png.rf.h2.jpg", "home-mj-IMG_2_png.rf.h3.jpg"):
+        _yolo_photo(rb, name, size=(80, 80))
+    return str(data)
+
+
+def test_photo_parts_read_each_held_out_choice(tmp_path):
+    from benchmarks.recognize_eval import photo_parts
+    from datasets.splits import split
+
+    data = _fake_data(tmp_path)
+    names = lambda part: sorted(os.path.basename(r.path) for r in part.records)  # noqa: E731
+
+    (valid,) = photo_parts("valid", data, str(tmp_path))
+    assert valid.name == "HK valid" and names(valid) == ["hk1_jpg.rf.a.jpg"] and not valid.letterboxed
+    assert valid.records[0].boxes[0].code == "1m" and (valid.records[0].width, valid.records[0].height) == (64, 64)
+
+    sp = split(data)
+    (test,) = photo_parts("rethink-test", data, str(tmp_path))
+    assert test.name == "rethink test" and test.letterboxed
+    assert names(test) == sorted(os.path.basename(r.path) for r in sp.rethink_test)
+    # 15 % of the 20 sources, each with its rotated copy; none of the held-out set; read at their own size
+    assert len(test.records) == 6 and not any("home-mj" in n for n in names(test))
+    assert {n.removeprefix("rotated_").split("_jpg")[0] for n in names(test)} == {
+        n.split("_jpg")[0] for n in names(test) if not n.startswith("rotated_")}
+    assert {(r.width, r.height) for r in test.records} == {(80, 80)} and test.records[0].boxes[1].code == "2m"
+
+    (unseen,) = photo_parts("rethink-unseen", data, str(tmp_path))
+    assert unseen.name == "rethink unseen set" and unseen.letterboxed
+    assert names(unseen) == ["home-mj-IMG_1_png.rf.h1.jpg", "home-mj-IMG_2_png.rf.h3.jpg",
+                             "rotated_home-mj-IMG_1_png.rf.h2.jpg"]
+
+    every = photo_parts("all-held-out", data, str(tmp_path))
+    assert [p.name for p in every] == ["HK valid", "rethink test", "rethink unseen set"]
+    assert [names(p) for p in every] == [names(valid), names(test), names(unseen)]
+    with pytest.raises(ValueError, match="unknown photos"):
+        photo_parts("test", data, str(tmp_path))
+
+
+def test_columns_name_each_detector(monkeypatch):
+    from benchmarks.recognize_eval import columns
+
+    monkeypatch.delenv("MJCAM_DETECTOR", raising=False)
+    assert columns() == [("mjcam", "mjcam", None), ("peer", "peer", None)]
+    assert [c[0] for c in columns("cand/best.onnx", "models/tile_detector.onnx")] == [
+        "mjcam (detector best.onnx)", "mjcam (detector tile_detector.onnx)", "peer"]
+    assert columns("cand/best.onnx", "models/tile_detector.onnx")[1] == (
+        "mjcam (detector tile_detector.onnx)", "mjcam", "models/tile_detector.onnx")
+    same = [c[0] for c in columns("a/det.onnx", "b/det.onnx")]
+    assert len(set(same)) == 3  # one file name twice: still two columns
+    monkeypatch.setenv("MJCAM_DETECTOR", "/x/mine.onnx")  # the detector mjcam will use, named
+    assert columns()[0] == ("mjcam (detector mine.onnx)", "mjcam", None)
+
+
+def test_launch_hands_the_detector_to_the_worker(monkeypatch, tmp_path):
+    import json
+    import subprocess
+
+    import benchmarks.recognize_eval as ev
+
+    calls = []
+
+    def fake_run(cmd, **kw):
+        calls.append((cmd, kw, open(cmd[-1]).read()))
+        return subprocess.CompletedProcess(cmd, 0, stdout="noise\n" + json.dumps({"preds": [], "seconds": 1.0}), stderr="")
+
+    monkeypatch.setattr(ev.subprocess, "run", fake_run)
+    monkeypatch.chdir(tmp_path)
+    assert ev.launch("mjcam", ["a.jpg", "b.jpg"], "cand.onnx") == {"preds": [], "seconds": 1.0}
+    cmd, kw, listed = calls[-1]
+    assert cmd[-3:-1] == ["--worker", "mjcam"] and listed == "a.jpg\nb.jpg" and kw["cwd"] == ev.ROOT
+    assert kw["env"]["MJCAM_DETECTOR"] == str(tmp_path / "cand.onnx")  # made absolute: the worker runs in ROOT
+    assert kw["env"]["PATH"] == os.environ["PATH"]
+    ev.launch("peer", ["a.jpg"])
+    assert calls[-1][0][-2] == "peer" and calls[-1][1]["env"] is None  # the environment as it is
+
+    monkeypatch.setattr(ev.subprocess, "run",
+                        lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, stdout="", stderr="boom"))
+    with pytest.raises(SystemExit, match="mjcam worker failed"):
+        ev.launch("mjcam", ["a.jpg"])
+
+
+def test_all_held_out_prints_each_part_and_every_column(monkeypatch, tmp_path, capsys):
+    import json
+
+    import benchmarks.recognize_eval as ev
+
+    data = _fake_data(tmp_path)
+    detector = tmp_path / "old.onnx"
+    detector.write_bytes(b"")
+    launched = []
+
+    def fake_launch(system, paths, detector=None):
+        """The labels themselves as mjcam's reading, nothing from the baseline, every tile read 1m by the peer."""
+        from datasets.readers import LabelledImage, read_yolo
+
+        launched.append((system, detector, len(paths)))
+        by_path = {}
+        for root, sub in ((os.path.join(data, "roboflow-hk-chinese"), "valid"),
+                          (os.path.join(data, "roboflow-rethink-bonus"), "")):
+            by_path.update({r.path: r for r in read_yolo(root, sub)})
+        preds = []
+        for p in paths:
+            r: LabelledImage = by_path[p]
+            boxes = [] if detector else [b.box for b in r.boxes]
+            codes = [("1m" if system == "peer" else b.code) for b in r.boxes][:len(boxes)]
+            preds.append({"boxes": boxes, "codes": codes, "scores": [0.9] * len(boxes)})
+        return {"preds": preds, "seconds": 2.0 * len(paths), "times": [1.0] * len(paths), "peak_mb": 100.0}
+
+    monkeypatch.setattr(ev, "launch", fake_launch)
+    monkeypatch.delenv("MJCAM_DETECTOR", raising=False)
+    out = tmp_path / "figures.json"
+    ev.main(["--data", data, "--photos", "all-held-out", "--timing", "0", "--limit", "2",
+             "--baseline-detector", str(detector), "--json", str(out)])
+    text = capsys.readouterr().out
+    # two photos of each rethink part (--limit: of each part), valid's one HK photo
+    assert launched == [("mjcam", None, 5), ("mjcam", str(detector), 5), ("peer", None, 5)]
+    for head in ("\nHK valid: 1 photos", "\nrethink test: 2 photos", "\nrethink unseen set: 2 photos",
+                 "\nall held-out photos: 5 photos"):
+        assert head in text
+    header = next(ln for ln in text.splitlines() if "mjcam (detector old.onnx)" in ln and "target" in ln)
+    assert header.split() == ["mjcam", "mjcam", "(detector", "old.onnx)", "peer", "target"]
+    recall = [ln for ln in text.splitlines() if ln.startswith("detection recall")]
+    assert len(recall) == 4 and all(ln.split()[3:6] == ["100.0%", "0.0%", "100.0%"] for ln in recall)
+    accuracy = [ln for ln in text.splitlines() if ln.startswith("tile accuracy")][-1]
+    assert accuracy.split()[5:8] == ["100.0%", "0.0%", "50.0%"]  # the peer reads every tile 1m: half of them
+    assert "mjcam against mjcam (detector old.onnx): recall +100.0%" in text
+    figures = json.loads(out.read_text())
+    assert list(figures) == ["mjcam", "mjcam (detector old.onnx)", "peer"]
+    assert figures["mjcam (detector old.onnx)"]["detector"] == str(detector)
+    assert list(figures["peer"]["parts"]) == ["HK valid", "rethink test", "rethink unseen set"]
+    # a part's time: its photos' own (1 s each) and its share of loading the models (1 s a photo here)
+    assert figures["peer"]["parts"]["rethink test"]["s_per_photo_640"] == 2.0
+    assert figures["peer"]["s_per_photo_640"] == 2.0 and figures["peer"]["recall"] == 1.0
+
+
+def test_upscaled_cuts_letterbox_bars_and_keeps_the_photo_shape(tmp_path):
+    from PIL import Image
+
+    from benchmarks.recognize_eval import upscaled
+
+    boxed = Image.new("RGB", (64, 64))
+    boxed.paste((200, 180, 150), (0, 8, 64, 56))  # a 64x48 photo between black bars
+    a, b = str(tmp_path / "boxed.png"), str(tmp_path / "square.png")
+    boxed.save(a)
+    boxed.save(b)
+    out = tmp_path / "out"
+    out.mkdir()
+    big_a, big_b = upscaled([a, b], str(out), {a})
+    with Image.open(big_a) as im:
+        assert im.size == (4000, 3000) and min(im.convert("L").getextrema()) > 100  # no bars left
+    with Image.open(big_b) as im:
+        assert im.size == (4000, 3000) and im.convert("L").getpixel((2000, 10)) < 20  # stretched, bars kept
