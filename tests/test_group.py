@@ -245,3 +245,121 @@ def test_four_of_a_tile_face_up_in_the_concealed_row_are_a_kong_where_that_makes
     # a kong that still wins nothing is left as read, and the count is noted
     g = MeldGrouper()(row(codes[:13] + ["N", "7p"], gaps={14}))
     assert "{" not in g.hand and "15 tiles in the hand" in " ".join(g.notes)
+
+
+WIN = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N", "N"]
+
+
+def test_a_sure_enough_tiles_alternative_makes_the_win_though_the_tile_is_not_doubtful():
+    tiles = row(WIN, gaps={13})
+    tiles[5] = TileObs(tiles[5].box, "7p", 0.82, [("6p", 0.16), ("3p", 0.01)])  # 457p wins nothing; 456p does
+    g = MeldGrouper()(tiles)
+    assert g.codes[5] == "6p" and g.needs_confirmation == [5]
+    assert g.hand == MeldGrouper()(row(WIN, gaps={13})).hand
+    assert "tile 6 read as 6p (not 7p) to make a winning hand" in g.notes
+    # a hand that wins already is left as read, however likely the tile's alternative
+    tiles[5] = TileObs(tiles[5].box, "6p", 0.82, [("7p", 0.16)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[5] == "6p" and g.needs_confirmation == [] and not any("read as" in n for n in g.notes)
+
+
+def test_a_hand_two_tiles_off_a_win_takes_both_alternatives():
+    tiles = row(WIN, gaps={13})
+    tiles[1] = TileObs(tiles[1].box, "5m", 0.6, [("2m", 0.3)])
+    tiles[7] = TileObs(tiles[7].box, "3s", 0.83, [("8s", 0.16)])  # neither change alone makes a win
+    g = MeldGrouper()(tiles)
+    assert g.codes[1] == "2m" and g.codes[7] == "8s" and {1, 7} <= set(g.needs_confirmation)
+    assert g.hand == MeldGrouper()(row(WIN, gaps={13})).hand
+    assert "tile 2 read as 2m (not 5m) to make a winning hand" in g.notes
+    assert "tile 8 read as 8s (not 3s) to make a winning hand" in g.notes
+    # one of the two tiles sure of its reading: no win within reach, nothing changed
+    tiles[7] = TileObs(tiles[7].box, "3s", 0.97, [("8s", 0.02)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[1] == "5m" and g.codes[7] == "3s" and not any("read as" in n for n in g.notes)
+
+
+def test_a_very_sure_tile_is_not_changed_to_make_a_win(monkeypatch):
+    import mjcam.vision.group as group
+
+    tiles = row(WIN, gaps={13})
+    tiles[2] = TileObs(tiles[2].box, "4m", 0.97, [("3m", 0.02)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[2] == "4m" and not MeldGrouper._wins(g.hand) and not any("read as" in n for n in g.notes)
+    # the likelihood ratio keeps it even with no floor on the alternative's probability
+    monkeypatch.setattr(group, "ALT_MIN", 0.0)
+    assert group.FIX_RATIO > 0.02 / 0.97
+    g = MeldGrouper()(tiles)
+    assert g.codes[2] == "4m" and not any("read as" in n for n in g.notes)
+    tiles[2] = TileObs(tiles[2].box, "4m", 0.6, [("3m", 0.08)])  # a ratio of 0.13: changed
+    g = MeldGrouper()(tiles)
+    assert g.codes[2] == "3m" and "tile 3 read as 3m (not 4m) to make a winning hand" in g.notes
+
+
+def test_a_change_that_makes_a_fifth_of_a_tile_is_not_chosen():
+    # a concealed kong of 5p: 34p with a 5p would win, but a fifth 5p is no set's
+    codes = ["5p", "5p", "5p", "5p", "1m", "2m", "3m", "3p", "4p", "7p", "7s", "8s", "9s", "N", "N"]
+    tiles = row(codes, gaps={4, 14}, backs={0, 3})
+    X = 9
+    tiles[X] = TileObs(tiles[X].box, "7p", 0.45, [("5p", 0.4), ("2p", 0.15)])
+    g = MeldGrouper()(tiles)
+    assert any(grp["kind"] == "concealed_kong" for grp in g.groups)
+    assert g.codes[X] == "2p" and MeldGrouper._wins(g.hand)
+    assert "tile 10 read as 2p (not 7p) to make a winning hand" in g.notes
+    tiles[X] = TileObs(tiles[X].box, "7p", 0.45, [("5p", 0.4)])  # no other reading: left as read
+    g = MeldGrouper()(tiles)
+    assert g.codes[X] == "7p" and X in g.needs_confirmation and not any("read as" in n for n in g.notes)
+
+
+def test_a_fifth_of_a_tile_is_never_proposed_whatever_the_win_check_says(monkeypatch):
+    codes = ["5p", "5p", "5p", "5p", "1m", "2m", "3m", "3p", "4p", "7p", "7s", "8s", "9s", "N", "N"]
+    tiles = row(codes, gaps={4, 14}, backs={0, 3})
+    tiles[9] = TileObs(tiles[9].box, "7p", 0.45, [("5p", 0.4)])
+    # a lenient check (any reading without 7p wins): the limit of four is kept by the grouping itself
+    monkeypatch.setattr(MeldGrouper, "_wins", staticmethod(lambda text: "7p" not in text))
+    g = MeldGrouper()(tiles)
+    assert g.codes[9] == "7p" and not any("read as" in n for n in g.notes)
+    tiles[9] = TileObs(tiles[9].box, "7p", 0.45, [("5p", 0.4), ("6p", 0.3)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[9] == "6p" and "tile 10 read as 6p (not 7p) to make a winning hand" in g.notes
+
+
+def test_a_flower_read_twice_is_still_resolved_and_the_win_fixed_beside_it():
+    tiles = row(WIN + ["F2", "F2"], gaps={13, 14})
+    tiles[14] = TileObs(tiles[14].box, "F2", 0.95, [])
+    tiles[15] = TileObs(tiles[15].box, "F2", 0.5, [("S1", 0.3), ("4m", 0.15)])
+    tiles[2] = TileObs(tiles[2].box, "4m", 0.5, [("3m", 0.3)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[14] == "F2" and g.codes[15] == "S1" and {14, 15, 2} <= set(g.needs_confirmation)
+    assert "tile 16 read as S1 (not F2): a set has one F2" in g.notes
+    assert g.codes[2] == "3m" and "tile 3 read as 3m (not 4m) to make a winning hand" in g.notes
+    assert MeldGrouper._wins(g.hand) and "F2 S1" in g.hand
+
+
+def test_a_winning_reading_nearly_as_likely_as_the_one_chosen_flags_its_tiles_too():
+    tiles = row(WIN, gaps={13})
+    tiles[2] = TileObs(tiles[2].box, "4m", 0.5, [("3m", 0.45)])  # 124m: 3m makes 123m (ratio 0.9)
+    tiles[0] = TileObs(tiles[0].box, "1m", 0.81, [("3m", 0.17)])  # ... and 3m here 234m (ratio 0.21)
+    g = MeldGrouper()(tiles)
+    assert g.codes[2] == "3m" and g.codes[0] == "1m" and g.needs_confirmation == [2]
+    assert not any("nearly as likely" in n for n in g.notes)
+    tiles[2] = TileObs(tiles[2].box, "4m", 0.5, [("3m", 0.16)])  # ratio 0.32: within a factor of 2
+    g = MeldGrouper()(tiles)
+    assert g.codes[2] == "3m" and g.codes[0] == "1m" and g.needs_confirmation == [0, 2]
+    assert "tile 3 read as 3m (not 4m) to make a winning hand" in g.notes
+    assert "another winning reading is nearly as likely: tile 1 as 3m (not 1m); the tiles of both are " \
+           "flagged, check them" in g.notes
+
+
+def test_the_search_for_a_winning_reading_is_bounded(monkeypatch):
+    from mjcam.vision.group import FIX_MOST
+
+    calls = []
+    wins = MeldGrouper._wins
+    monkeypatch.setattr(MeldGrouper, "_wins", staticmethod(lambda text: calls.append(text) or wins(text)))
+    # every tile doubtful with two alternatives, none of which makes a win
+    codes = ["2m", "5m", "8m", "2p", "5p", "8p", "2s", "5s", "8s", "E", "S", "W", "N", "Rd"]
+    tiles = row(codes, gaps={13})
+    tiles = [TileObs(t.box, t.code, 0.5, [("Wd", 0.2), ("9s", 0.2)]) for t in tiles]
+    g = MeldGrouper()(tiles)
+    assert not any("to make a winning hand" in n for n in g.notes)
+    assert FIX_MOST < 2 * len(codes) and FIX_MOST < len(calls) <= 1 + FIX_MOST + FIX_MOST * (FIX_MOST - 1) // 2

@@ -17,13 +17,18 @@ orientation; no image and no model is needed, so the heuristics run alone in tes
   takes its likeliest alternative of which fewer than four are read (or all are flagged).
 - A lone tile at the end of the last row is the winning tile; otherwise the last concealed tile
   is proposed (not flagged: :mod:`vision.trust` asks whether another choice changes the score).
-- The rules help: when the hand is no win and a doubtful tile's alternative makes it one, the
-  alternative is proposed and the tile flagged. Doubtful tiles are always flagged, never
-  silently guessed.
+- The rules help: when the hand is no win, the readings within reach are weighed — each hand
+  tile's alternatives (bonus tiles and concealed kongs aside) given at least ``ALT_MIN`` and at
+  least ``FIX_RATIO`` times its reading, one change and, where none wins, two on different tiles
+  (the ``FIX_MOST`` likeliest changes) — and the likeliest that wins without a fifth of a tile or a
+  second of a flower or season is proposed, each tile changed flagged with a note. Another winning
+  reading nearly as likely (``FIX_CLOSE``) has its tiles flagged too. Doubtful tiles are always
+  flagged, never silently guessed.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -37,6 +42,16 @@ HAND_TILES = 14  # a winning hand without kongs, bonus tiles aside
 # an alternative the classifier gives less than this is never put in a reading's place by the rules
 # (a bonus tile read twice, a hand that does not win): chosen on the held-out photos (models/EXPERIMENTS.md)
 ALT_MIN = 0.15
+# to make a winning hand, an alternative must also be at least this many times as likely as the code
+# read, so a very sure tile is not changed to fit (probabilities that add to one make ALT_MIN imply a
+# ratio of 0.15 / 0.85 already: this bar holds should ALT_MIN be lowered). Not tuned on photos.
+FIX_RATIO = 0.1
+# at most this many changes (the likeliest by ratio) are tried to make a winning hand, alone and then
+# two at a time: at most 12 + 66 readings checked for a win
+FIX_MOST = 12
+# another winning reading at least 1 / FIX_CLOSE times as likely as the one chosen is a close call:
+# the tiles of both are flagged for a person
+FIX_CLOSE = 2.0
 
 
 @dataclass
@@ -290,6 +305,56 @@ def _winning_tile(runs: list[list[int]], codes: list[str], concealed: list[int],
     return None, False
 
 
+def _tally(groups: list[dict], codes: list[str]) -> dict[str, int]:
+    """How many of each code the groups hold (a concealed kong four of its tile)."""
+    count: dict[str, int] = {}
+    for g in groups:
+        if g["kind"] == "concealed_kong":
+            count[g["code"]] = count.get(g["code"], 0) + 4
+            continue
+        for p in g["tiles"]:
+            count[codes[p]] = count.get(codes[p], 0) + 1
+    return count
+
+
+def _changed(codes: list[str], change) -> list[str]:
+    """``codes`` with a change (``(ratio, position, code)`` each) made."""
+    trial = list(codes)
+    for _, p, alt in change:
+        trial[p] = alt
+    return trial
+
+
+def _within_limits(groups: list[dict], codes: list[str], change) -> bool:
+    """Whether a change brings no code it puts in over what a set has: four of a tile, one of a
+    flower or season."""
+    count = _tally(groups, _changed(codes, change))
+    return all(count[alt] <= (1 if _is_bonus(alt) else 4) for _, _, alt in change)
+
+
+def _candidates(groups: list[dict], codes: list[str], tiles: list[TileObs], order: list[int]):
+    """The changes the rules may make for a winning hand, likeliest first (the ``FIX_MOST``
+    likeliest): ``(ratio, position, code)`` for each alternative of a hand tile (bonus tiles and
+    concealed kongs aside) that is no bonus tile, given at least ``ALT_MIN`` and at least
+    ``FIX_RATIO`` times the probability of the code in ``codes`` (``ratio``: the two divided)."""
+    found: dict[tuple[int, str], float] = {}
+    for g in groups:
+        if g["kind"] in ("bonus", "concealed_kong"):
+            continue
+        for p in g["tiles"]:
+            t = tiles[order[p]]
+            probs = dict(t.alternatives)
+            probs[t.code] = t.confidence  # codes[p] may be an alternative taken already
+            now = max(probs.get(codes[p], t.confidence), 1e-6)
+            for alt, q in probs.items():
+                if alt == codes[p] or alt not in INDEX or _is_bonus(alt) or _is_bonus(codes[p]):
+                    continue
+                if q >= ALT_MIN and q / now >= FIX_RATIO:
+                    found[(p, alt)] = q / now
+    ranked = sorted(((r, p, alt) for (p, alt), r in found.items()), key=lambda c: (-c[0], c[1], c[2]))
+    return ranked[:FIX_MOST]
+
+
 class MeldGrouper:
     """``grouper(tiles)`` -> :class:`MeldGuess`."""
 
@@ -378,18 +443,29 @@ class MeldGrouper:
 
     def _hand(self, groups: list[dict], codes: list[str], winning: int | None, flagged: set[int],
               tiles: list[TileObs], order: list[int], notes: list[str]) -> str | None:
-        """The hand in notation; where it is no win and one doubtful tile's alternative makes it
-        one (:meth:`_fix`), that alternative put in ``codes``, the tile flagged and a note added."""
+        """The hand in notation; where it is no win and a reading within reach wins (:meth:`_fix`),
+        the likeliest put in ``codes``, each tile changed flagged with a note; the tiles of another
+        winning reading nearly as likely (``FIX_CLOSE``) flagged too, with a note."""
         hand = self._write(groups, codes, winning)
-        if hand is None or not self._wins(hand):
-            fixed = self._fix(groups, codes, winning, flagged, tiles, order)
-            if fixed:
-                p, alt = fixed
-                notes.append(f"tile {p + 1} read as {alt} (not {codes[p]}) to make a winning hand")
-                codes[p] = alt
-                flagged.add(p)
-                hand = self._write(groups, codes, winning)
-        return hand
+        if hand is not None and self._wins(hand):
+            return hand
+        readings = self._fix(groups, codes, winning, tiles, order)
+        if not readings:
+            return hand
+        best, change = readings[0]
+        close = [other for ratio, other in readings[1:] if ratio * FIX_CLOSE >= best]
+        close_notes = ["another winning reading is nearly as likely: " + ", ".join(
+            f"tile {p + 1} as {alt} (not {codes[p]})" for _, p, alt in other) + "; the tiles of both are flagged, "
+            "check them" for other in close]
+        for _, p, alt in change:
+            notes.append(f"tile {p + 1} read as {alt} (not {codes[p]}) to make a winning hand")
+            codes[p] = alt
+        flagged.update(p for c in [change] + close for _, p, _ in c)
+        notes += close_notes
+        for g in groups:  # a claimed set changed may be another kind of set now
+            if g["melded"] and g["kind"] not in ("bonus", "concealed", "concealed_kong"):
+                g["kind"] = _set_kind([codes[p] for p in g["tiles"]]) or g["kind"]
+        return self._write(groups, codes, winning)
 
     @staticmethod
     def _write(groups: list[dict], codes: list[str], winning: int | None) -> str | None:
@@ -473,17 +549,19 @@ class MeldGrouper:
             out.append((kept[codes[p]], p, alt))
         return out
 
-    def _fix(self, groups, codes, winning, flagged, tiles, order) -> tuple[int, str] | None:
-        """The most confident single change among doubtful tiles' alternatives (each given at least
-        ``ALT_MIN``) that makes a win."""
-        best = None
-        for p in sorted(flagged):
-            for alt, prob in tiles[order[p]].alternatives:
-                if alt == codes[p] or alt not in INDEX or prob < ALT_MIN:
+    def _fix(self, groups, codes, winning, tiles, order) -> list[tuple[float, tuple]]:
+        """The winning readings within reach, likeliest first: ``(likelihood ratio, change)``, a
+        change being one or, where none wins, two :func:`_candidates` on different tiles (its ratio
+        the product of theirs) that bring no code over what a set has (:func:`_within_limits`)."""
+        candidates = _candidates(groups, codes, tiles, order)
+        for size in (1, 2):
+            found = []
+            for change in itertools.combinations(candidates, size):
+                if len({p for _, p, _ in change}) < size or not _within_limits(groups, codes, change):
                     continue
-                trial = list(codes)
-                trial[p] = alt
-                text = self._write(groups, trial, winning)
-                if text and self._wins(text) and (best is None or prob > best[2]):
-                    best = (p, alt, prob)
-        return (best[0], best[1]) if best else None
+                text = self._write(groups, _changed(codes, change), winning)
+                if text and self._wins(text):
+                    found.append((math.prod(r for r, _, _ in change), change))
+            if found:
+                return sorted(found, key=lambda f: -f[0])
+        return []
