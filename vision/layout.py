@@ -30,6 +30,7 @@ GAP_MIN, GAP_MAX = 0.75, 1.4  # a gap in a row this many tile widths wide may ho
 #: a box read ``back`` whose middle is within this RGB distance of the table just above it and
 #: just below it shows table (a gap between melds), not a face-down tile: :func:`shows_table`
 TABLE_LIKE = 30.0
+SPAN_PART, SPAN_SURE = 0.7, 0.5  # see spanners_out
 STRADDLE = 0.7  # a box this close (in steps) to two likelier tiles on either side lies across them
 ROWS_ACROSS = 0.8  # a tile's nearest neighbour across this much nearer than its nearest one down: rows run across
 
@@ -205,6 +206,42 @@ def straddlers_out(boxes: list[Box], scores: list[float]) -> list[int]:
         if not any(float(np.dot(c[a] - c[i], c[b] - c[i])) < 0 for a in near for b in near):
             out.append(i)
     return out
+
+
+def spanners_out(boxes: list[Box], confidences: list[float], sure: float = SPAN_SURE) -> list[Box]:
+    """Indices to keep once boxes drawn across several tiles are taken out: a box holding the
+    centres of two or more boxes that are no more than ``SPAN_PART`` of its long side, do not
+    overlap each other much and are read as tiles at least ``sure`` (a coarse look at a small hand
+    may draw one box round two or three tiles; the closer look draws each). Parts of one large
+    tile are not read as tiles surely, so a close-up keeps its tile.
+
+    >>> row = [(31 * i, 0, 31 * i + 30, 40) for i in range(4)]
+    >>> spanners_out(row + [(20, -2, 104, 42)], [0.9] * 4 + [0.95])  # round tiles 1 and 2
+    [0, 1, 2, 3]
+    >>> spanners_out(row + [(20, -2, 104, 42)], [0.9, 0.3, 0.4, 0.9, 0.95])
+    [0, 1, 2, 3, 4]
+    """
+    n = len(boxes)
+    if n < 3:
+        return list(range(n))
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    c = (b[:, :2] + b[:, 2:]) / 2
+    long = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    out = []
+    for i in range(n):
+        inside = [j for j in range(n) if j != i and confidences[j] >= sure and long[j] <= SPAN_PART * long[i]
+                  and b[i, 0] <= c[j, 0] <= b[i, 2] and b[i, 1] <= c[j, 1] <= b[i, 3]]
+        apart = [j for j in inside if all(_iou(b[j], b[k]) < 0.3 for k in inside if k != j)]
+        if len(apart) < 2:
+            out.append(i)
+    return out
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / max(1e-9, (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
 def _rows_across(boxes) -> bool:

@@ -98,19 +98,22 @@ class LearnedProposer(OnnxStage):
 
     what = "tile detector"
     #: Each photo is looked at with these long sides as well as the model's own input side, and the
-    #: boxes of all looks are pooled (duplicates removed by NMS). Tiles much larger than the
-    #: detector learnt get several small peaks at one scale and one right peak at a smaller one;
-    #: on held-out training photos adding a look at 320 px raised recall at IoU 0.5 from 68 % to
-    #: 77 % at the same precision (models/EXPERIMENTS.md).
+    #: boxes of all looks are pooled (duplicates removed by NMS): a tile much larger than the
+    #: detector learnt gets parts found at one scale and itself at a smaller one.
     EXTRA_SIDES = (320,)
-    #: Tiles much smaller than it learnt on (the hand small in a photo of the whole table) are
-    #: looked at again, zoomed: where the sure boxes' median long side is under ``SMALL_TILE``
-    #: pixels of the detector's input (the training photos' tiles: 10th percentile 31, median 50),
-    #: the region around them is looked at once more so that they measure ``ZOOM_TILE``; where
-    #: fewer than three boxes are sure, the whole photo (if larger than the first look) is looked at
-    #: ``BLIND_ZOOM`` times larger first. No look is larger than ``MAX_ZOOM_SIDE``.
+    #: The search for tiles small in the photo, a pyramid. A tile is *small* in a look when its long
+    #: side there is under ``SMALL_TILE`` pixels (found, but placed no better than the heat map's
+    #: cells allow). Where at least three sure boxes (score ``ZOOM_SURE``) are small, the region
+    #: around them is looked at again so that they measure ``ZOOM_TILE``, and inside that region the
+    #: closer look's boxes replace the small ones of the coarser looks (a box placed a cell off the
+    #: tile is worse than none). Where fewer than ``HAND_MIN`` sure boxes are found, the whole photo
+    #: is looked at ``BLIND_ZOOM`` times larger, and again until some are found or the look is as
+    #: large as the photo, then zoomed on what it found. No look is larger than ``MAX_ZOOM_SIDE``.
+    #: A box of a closer look lying inside a sure box of the first looks at least ``PART_OF``
+    #: times its size is a part of that tile (a bamboo's sticks, a circle), not a tile.
     SMALL_TILE, ZOOM_TILE, ZOOM_SURE = 30.0, 40.0, 0.5
-    BLIND_ZOOM, MAX_ZOOM_SIDE = 2.0, 1024
+    HAND_MIN, BLIND_ZOOM, MAX_ZOOM_SIDE = 5, 2.0, 1600
+    PART_OF = 2.5
 
     def __init__(self, model_path: str | None = None, side: int | None = None, threshold: float | None = None,
                  threads: int | None = None, extra_sides: tuple[int, ...] | None = None, zoom: bool = True):
@@ -147,63 +150,97 @@ class LearnedProposer(OnnxStage):
         keep = suppress(boxes, scores, 0.45)
         return boxes[keep] / s, scores[keep]
 
-    def zoomed_look(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, blind: bool = True):
-        """Where and how large to look again at a photo whose tiles came out small (see
-        ``SMALL_TILE``), given the boxes found so far: ``((x1, y1, x2, y2), side, blind)``: the
-        region, the long side to look at it with, and whether it is a blind look at the whole photo
-        (too few sure boxes to go by; ``blind=False``: none such). None when the tiles are large
-        enough.
+    def zoomed_look(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, scale: float):
+        """Where and how large to look again at the tiles that came out small in a look at ``scale``
+        (look pixels per image pixel), given the boxes found so far: ``((x1, y1, x2, y2), side)``,
+        the region and the long side to look at it with; None when fewer than three sure boxes are
+        small or a closer look would not be much closer.
 
         >>> p = LearnedProposer(side=384)
         >>> row = np.array([[100 + 20 * i, 500, 118 + 20 * i, 524] for i in range(14)], float)
-        >>> p.zoomed_look(np.zeros((1200, 1600, 3), np.uint8), row, np.ones(14))  # 6 pixels at 384
-        ((52, 452, 426, 572), 623, False)
-        >>> p.zoomed_look(np.zeros((1200, 1600, 3), np.uint8), row[:2], np.ones(2))
-        ((0, 0, 1600, 1200), 768, True)
-        >>> p.zoomed_look(np.zeros((600, 800, 3), np.uint8), row * 4, np.ones(14)) is None
-        True
-        >>> p.zoomed_look(np.zeros((300, 200, 3), np.uint8), row[:0], np.ones(0)) is None  # small photo
+        >>> p.zoomed_look(np.zeros((1200, 1600, 3), np.uint8), row, np.ones(14), 384 / 1600)  # 6 pixels
+        ((52, 452, 426, 572), 623)
+        >>> giant = np.array([[0, 0, 900, 400]], float)  # a sure giant box does not hide the small tiles
+        >>> p.zoomed_look(np.zeros((1200, 1600, 3), np.uint8), np.vstack([row, giant]), np.ones(15), 0.24)
+        ((52, 452, 426, 572), 623)
+        >>> p.zoomed_look(np.zeros((600, 800, 3), np.uint8), row * 4, np.ones(14), 384 / 800) is None
         True
         """
         h, w = image.shape[:2]
-        sure = boxes[scores >= self.ZOOM_SURE] if len(boxes) else boxes
-        if len(sure) < 3:
-            side = min(self.MAX_ZOOM_SIDE, round(self.side * self.BLIND_ZOOM))
-            # (a photo no larger than the first look is seen at full size or larger already)
-            return ((0, 0, w, h), side, True) if blind and max(h, w) > self.side else None
-        tile = float(np.median(np.maximum(sure[:, 2] - sure[:, 0], sure[:, 3] - sure[:, 1])))
-        if tile * self.side / max(h, w) >= self.SMALL_TILE:
+        if not len(boxes):
             return None
+        long = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+        small = boxes[(scores >= self.ZOOM_SURE) & (long * scale < self.SMALL_TILE)]
+        if len(small) < 3:
+            return None
+        tile = float(np.median(np.maximum(small[:, 2] - small[:, 0], small[:, 3] - small[:, 1])))
         m = 2 * tile
-        x1, y1 = max(0, int(sure[:, 0].min() - m)), max(0, int(sure[:, 1].min() - m))
-        x2, y2 = min(w, int(np.ceil(sure[:, 2].max() + m))), min(h, int(np.ceil(sure[:, 3].max() + m)))
+        x1, y1 = max(0, int(small[:, 0].min() - m)), max(0, int(small[:, 1].min() - m))
+        x2, y2 = min(w, int(np.ceil(small[:, 2].max() + m))), min(h, int(np.ceil(small[:, 3].max() + m)))
         if x2 - x1 < 8 or y2 - y1 < 8:  # the sure boxes lie off the photo
             return None
         side = min(self.MAX_ZOOM_SIDE, round(max(x2 - x1, y2 - y1) * self.ZOOM_TILE / tile))
-        seen = self.side * max(x2 - x1, y2 - y1) / max(h, w)  # the region's long side in the first look
-        return ((x1, y1, x2, y2), side, False) if side > 1.25 * seen else None
+        seen = scale * max(x2 - x1, y2 - y1)  # the region's long side in the look that found them
+        return ((x1, y1, x2, y2), side) if side > 1.25 * seen else None
+
+    def _blind(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray):
+        """Looks at the whole photo ever larger (``BLIND_ZOOM`` times each) while fewer than
+        ``HAND_MIN`` sure boxes are found: (boxes, scores, scale of the last look)."""
+        h, w = image.shape[:2]
+        side = self.side
+        while int((scores >= self.ZOOM_SURE).sum()) < self.HAND_MIN and side < min(max(h, w), self.MAX_ZOOM_SIDE):
+            side = min(round(side * self.BLIND_ZOOM), max(h, w), self.MAX_ZOOM_SIDE)
+            b, sc = self.look(image, side)
+            boxes, scores = _pooled([(boxes, scores), _not_parts(b, sc, boxes, scores, self)])
+        return boxes, scores, side / max(h, w)
 
     def __call__(self, image: np.ndarray) -> list[Proposal]:
-        boxes, scores = _pooled([self.look(image, side) for side in (self.side, *self.extra_sides)])
-        blind = True
-        while self.zoom:
-            zoom = self.zoomed_look(image, boxes, scores, blind)
-            if zoom is None:
-                break
-            (x1, y1, x2, y2), side, blind = zoom
-            b, sc = self.look(image[y1:y2, x1:x2], side)
-            b = b + np.array([x1, y1, x1, y1], b.dtype)
-            boxes, scores = _pooled([(boxes, scores), (b, sc)])
-            if not blind:
-                break  # after a blind look at the whole photo, one more zoomed on what it found
-            blind = False
         h, w = image.shape[:2]
+        boxes, scores = _pooled([self.look(image, side) for side in (self.side, *self.extra_sides)])
+        scale = self.side / max(h, w)
+        if self.zoom:
+            boxes, scores, scale = self._blind(image, boxes, scores)
+            zoom = self.zoomed_look(image, boxes, scores, scale)
+            if zoom is not None:
+                (x1, y1, x2, y2), side = zoom
+                b, sc = self.look(image[y1:y2, x1:x2], side)
+                b = b + np.array([x1, y1, x1, y1], b.dtype)
+                cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+                long = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+                replaced = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2) & (long * scale < self.SMALL_TILE)
+                boxes, scores = _pooled([(boxes[~replaced], scores[~replaced]), (b, sc)])
         out = []
         for b, sc in zip(boxes, scores):
             x1, y1, x2, y2 = max(0.0, b[0]), max(0.0, b[1]), min(float(w), b[2]), min(float(h), b[3])
             if x2 - x1 >= 2 and y2 - y1 >= 2:
                 out.append(Proposal((float(x1), float(y1), float(x2), float(y2)), float(sc), "learned"))
         return out
+
+
+def _not_parts(boxes: np.ndarray, scores: np.ndarray, wholes: np.ndarray, whole_scores: np.ndarray,
+               proposer: LearnedProposer) -> tuple[np.ndarray, np.ndarray]:
+    """``boxes`` of a closer look less those lying inside a sure box of ``wholes`` at least
+    ``PART_OF`` times their long side: parts of a tile seen whole by a coarser look.
+
+    >>> p = LearnedProposer(side=384)
+    >>> tile = np.array([[0, 0, 300, 400]], np.float32)
+    >>> parts = np.array([[20, 30, 80, 110], [400, 0, 480, 100]], np.float32)
+    >>> _not_parts(parts, np.ones(2), tile, np.ones(1), p)[0].tolist()
+    [[400.0, 0.0, 480.0, 100.0]]
+    """
+    if not len(boxes) or not len(wholes):
+        return boxes, scores
+    sure = wholes[whole_scores >= proposer.ZOOM_SURE]
+    if not len(sure):
+        return boxes, scores
+    long = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    whole_long = np.maximum(sure[:, 2] - sure[:, 0], sure[:, 3] - sure[:, 1])
+    ix = np.clip(np.minimum(boxes[:, None, 2], sure[None, :, 2]) - np.maximum(boxes[:, None, 0], sure[None, :, 0]), 0, None)
+    iy = np.clip(np.minimum(boxes[:, None, 3], sure[None, :, 3]) - np.maximum(boxes[:, None, 1], sure[None, :, 1]), 0, None)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    inside = ix * iy >= 0.9 * np.maximum(area, 1e-6)[:, None]
+    part = (inside & (whole_long[None, :] >= proposer.PART_OF * long[:, None])).any(axis=1)
+    return boxes[~part], scores[~part]
 
 
 def refine_window(image: np.ndarray, box, size: int, context: float = 2.0) -> tuple[np.ndarray, tuple[float, float], float]:

@@ -37,6 +37,9 @@ __all__ = ["Recognition", "Recognizer", "RecognizerConfig", "TileRead", "default
 #: unseen tile art: models/EXPERIMENTS.md.
 ONE_TILE_CENTRE, ONE_TILE_MARGIN, ONE_TILE_UNSURE, ONE_TILE_FOUND = 0.5, 0.2, 0.35, 0.45
 ONE_TILE_LOOSE = 0.5  # a found tile covering less of the picture than this: the picture is framed loosely
+#: A copy squeezed further is kept over a less squeezed one only when its reading is surer by more
+#: than this share: an over-squeezed strip reads about as surely as one squeezed right.
+SQUEEZE_MARGIN = 0.01
 
 
 class Recognizer:
@@ -123,7 +126,7 @@ class Recognizer:
             copy = loaded.image if (fx, fy) == (1.0, 1.0) else squeezed(loaded.image, fx, fy)
             r = self._read_copy(copy, loaded.size, loaded.path, elapse)
             score = sureness(r.tiles, self.config.low_confidence, (fx, fy))
-            if score > sure:
+            if score > sure * (1 + SQUEEZE_MARGIN) if sure > 0 else score > sure:
                 sure, best = score, r
                 if (fx, fy) != (1.0, 1.0):
                     axis = "across" if fx > 1 else "down"

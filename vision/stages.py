@@ -27,7 +27,7 @@ from .group import MeldGrouper, MeldGuess, TileObs, hand_and_strays, reading_ord
 from .io import load_photo
 from .labels import BACK, NOT_A_TILE
 from .layout import (FRAME_NOTES, TOPS, UP_MIN_TILES, hand_frame, holes, orientations, photo_order, reordered,
-                     shows_table, straddlers_out, up_decision)
+                     shows_table, spanners_out, straddlers_out, up_decision)
 from .light import balanced, brightened
 from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
 from .preprocess import shrink
@@ -214,14 +214,17 @@ class TileReader:
 
     def _read_gaps(self, image: np.ndarray, boxes: list) -> list[TileReading]:
         """The tiles in the holes of the rows and grids of ``boxes`` (:func:`vision.layout.holes`)
-        where the classifier is sure it sees a tile."""
+        where the classifier is sure it sees a tile and the hole does not show the table
+        (:func:`vision.layout.shows_table`)."""
         c = self.config
         gaps = holes(boxes, c.fill_grid)
         if not gaps:
             return []
         read = [self.reading(p, Proposal(box, c.gap_score, "gap"))
                 for box, p in zip(gaps, self.classifier.box_probabilities(image, gaps))]
-        return [r for r in read if r.not_a_tile < c.gap_max_not and r.confidence >= c.gap_min_conf]
+        # a hole that shows the table (tiles laid apart on a plain cloth) holds no tile
+        return [r for r in read if r.not_a_tile < c.gap_max_not and r.confidence >= c.gap_min_conf
+                and not shows_table(image, r.proposal.box, boxes)]
 
     @timed
     def __call__(self, image: np.ndarray, proposals: list[Proposal]) -> ReadTiles:
@@ -234,6 +237,7 @@ class TileReader:
         kept = [kept[k] for k in keep]
         kept = [kept[k] for k in straddlers_out([r.proposal.box for r in kept],
                                                 [r.proposal.score * r.confidence for r in kept])]
+        kept = [kept[k] for k in spanners_out([r.proposal.box for r in kept], [r.confidence for r in kept])]
         if c.fill_gaps:
             kept += self._read_gaps(image, [r.proposal.box for r in kept])
         # a face-down tile that is only the table seen between two melds
