@@ -32,15 +32,19 @@ from torch import nn
 from torch.nn import functional as F
 
 from datasets.augment import cast_light, photometric
-from datasets.readers import held_out_sources, read_yolo
+from datasets.readers import read_yolo
+from datasets.splits import split
 from datasets.synthetic import VERSION as SYNTHETIC_VERSION
-from models.onnx_io import export_with_metadata, load_weights, weights_from_onnx
 from mjcam.vision.locate import decode
+from models.backbones import MobileNetV2, pretrained
+from models.onnx_io import export_with_metadata, load_weights
 
 STRIDE = 4
-SIDE = 384
-MEAN = (0.5, 0.5, 0.5)
-STD = (0.25, 0.25, 0.25)
+SIDE = 384  # the long side of the detector's first look at a photo
+VIEW = 256  # the side of a training view (the network is fully convolutional)
+MEAN = (0.485, 0.456, 0.406)  # ImageNet's, as the backbone was trained with
+STD = (0.229, 0.224, 0.225)
+TAPS = (3, 6, 13, 17)  # MobileNetV2 blocks ending at strides 4, 8, 16, 32 (24, 32, 96, 320 channels)
 
 
 def _cbr(cin: int, cout: int, k: int = 3, s: int = 1, groups: int = 1) -> nn.Sequential:
@@ -53,16 +57,14 @@ def _dw(cin: int, cout: int, s: int) -> nn.Sequential:
 
 
 class DetNet(nn.Module):
-    """Encoder to 1/32, feature pyramid back up to 1/4, three heads."""
+    """MobileNetV2's blocks (ImageNet weights at training start) to 1/32, a feature pyramid back up
+    to 1/4, three heads."""
 
-    def __init__(self, width: int = 48):
+    def __init__(self, width: int = 64, imagenet: bool = False):
         super().__init__()
-        self.stem = _cbr(3, 16, 3, 2)  # /2
-        self.s4 = nn.Sequential(_dw(16, 32, 2), _dw(32, 32, 1))  # /4
-        self.s8 = nn.Sequential(_dw(32, 48, 2), _dw(48, 48, 1))  # /8
-        self.s16 = nn.Sequential(_dw(48, 80, 2), _dw(80, 80, 1), _dw(80, 80, 1))  # /16
-        self.s32 = nn.Sequential(_dw(80, 128, 2), _dw(128, 128, 1), _dw(128, 128, 1))  # /32
-        self.lat = nn.ModuleList([nn.Conv2d(c, width, 1) for c in (32, 48, 80, 128)])
+        net = pretrained("mobilenetv2", 1000) if imagenet else MobileNetV2()
+        self.features = nn.Sequential(*list(net.features.children())[:TAPS[-1] + 1])
+        self.lat = nn.ModuleList([nn.Conv2d(c, width, 1) for c in (24, 32, 96, 320)])
         self.smooth = nn.ModuleList([_dw(width, width, 1) for _ in range(3)])
         self.body = _cbr(width, width, 3)
         self.heat = nn.Conv2d(width, 1, 1)
@@ -71,10 +73,12 @@ class DetNet(nn.Module):
         nn.init.constant_(self.heat.bias, -2.19)
 
     def forward(self, x):
-        f4 = self.s4(self.stem(x))
-        f8 = self.s8(f4)
-        f16 = self.s16(f8)
-        f32 = self.s32(f16)
+        taps = []
+        for i, block in enumerate(self.features):
+            x = block(x)
+            if i in TAPS:
+                taps.append(x)
+        f4, f8, f16, f32 = taps
         p = self.lat[3](f32)
         for lat, sm, f in zip(self.lat[2::-1], self.smooth, (f16, f8, f4)):
             p = sm(lat(f) + F.interpolate(p, size=f.shape[-2:], mode="nearest"))
@@ -108,11 +112,32 @@ def targets(boxes: np.ndarray, h: int, w: int, stride: int = STRIDE):
     return heat[None], size, off, mask[None]
 
 
-def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, side: int = SIDE,
+#: The long side of a view's median tile, in view pixels, drawn from these bands (low, high, share):
+#: tiles small in a photo of the whole table, tiles as the hand photos show them, close-ups of a
+#: few tiles filling much of the frame.
+TILE_SCALES = ((10.0, 24.0, 0.2), (24.0, 90.0, 0.55), (90.0, 0.9 * VIEW, 0.25))
+
+
+def view_scale(boxes: np.ndarray, h: int, w: int, side: int, rng: np.random.Generator) -> float:
+    """How much to scale a photo for a view: its median tile drawn to a size from :data:`TILE_SCALES`
+    (a photo with no tiles: fitted to the view, zoomed in or out up to 2 times)."""
+    if not len(boxes):
+        return side / max(h, w) * math.exp(rng.uniform(-0.7, 0.7))
+    tile = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    u, acc = rng.random(), 0.0
+    for low, high, share in TILE_SCALES:
+        acc += share
+        if u <= acc:
+            break
+    return math.exp(rng.uniform(math.log(low), math.log(high))) / max(tile, 1.0)
+
+
+def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, side: int = VIEW,
                 cast: float = 0.0, turn: float = 10.0):
-    """A side x side training view: quarter turn, zoom, shift, light; boxes follow (never mirrored).
-    Half the views are also turned by up to ``turn`` degrees either way. With probability ``cast``
-    the view is lit with a colour cast (:func:`datasets.augment.cast_light`)."""
+    """A side x side training view: quarter turn, zoom (:func:`view_scale`), shift, light; boxes
+    follow (never mirrored). Zoomed in, the view is centred near a tile. Half the views are also
+    turned by up to ``turn`` degrees either way. With probability ``cast`` the view is lit with a
+    colour cast (:func:`datasets.augment.cast_light`)."""
     k = int(rng.integers(4)) if rng.random() < 0.5 else 0
     h, w = image.shape[:2]
     b = boxes.copy()
@@ -120,10 +145,16 @@ def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, 
         image = np.ascontiguousarray(np.rot90(image))
         b = np.stack([b[:, 1], w - b[:, 2], b[:, 3], w - b[:, 0]], axis=1) if len(b) else b
         h, w = w, h
-    base = side / max(h, w)
-    s = base * math.exp(rng.uniform(math.log(0.55), math.log(1.9)))
-    tx = rng.uniform(min(0, side - w * s), max(0, side - w * s))
-    ty = rng.uniform(min(0, side - h * s), max(0, side - h * s))
+    s = view_scale(b, h, w, side, rng)
+    if len(b) and (w * s > side or h * s > side):  # larger than the view: show the part around a tile
+        t = b[int(rng.integers(len(b)))]
+        cx = (t[0] + t[2]) / 2 * s + rng.uniform(-0.4, 0.4) * side
+        cy = (t[1] + t[3]) / 2 * s + rng.uniform(-0.4, 0.4) * side
+        tx = float(np.clip(side / 2 - cx, min(0, side - w * s), max(0, side - w * s)))
+        ty = float(np.clip(side / 2 - cy, min(0, side - h * s), max(0, side - h * s)))
+    else:
+        tx = rng.uniform(min(0, side - w * s), max(0, side - w * s))
+        ty = rng.uniform(min(0, side - h * s), max(0, side - h * s))
     angle = rng.uniform(-turn, turn) if rng.random() < 0.5 else 0.0  # a slight turn; boxes grow a little
     r = cv2.getRotationMatrix2D((w * s / 2, h * s / 2), angle, 1.0)  # scale, turn about the centre, shift
     m = np.zeros((2, 3), np.float32)
@@ -220,6 +251,92 @@ def synthetic_hands(n: int, seed: int, white_dragons: float = 0.0) -> list[tuple
     return out
 
 
+def _plain_region(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A plain light surface (a wall, a sheet of paper, the far side of the table): one colour from
+    cream to grey, shaded across, a little grain."""
+    col = np.array([rng.uniform(170, 250)] * 3, np.float32) + rng.normal(0, 12, 3)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    shade = 1 + 0.15 * ((xx / max(w, 1) - 0.5) * rng.normal() + (yy / max(h, 1) - 0.5) * rng.normal())
+    out = col[None, None, :] * shade[..., None] + rng.normal(0, 2, (h, w, 3))
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def synthetic_scenes(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Scenes that teach what is not a tile, with their tiles' boxes: tiles laid apart on a plain
+    cloth (the cloth between them, however wide, is no white dragon), a hand on a table below a
+    plain wall or the far side of the table (not giant tiles), and tables with plain light
+    objects and no tiles at all."""
+    from datasets.synthetic import render_hand, table_background
+    from mjcam.scoring.tiles import CODES
+
+    rng = np.random.default_rng(seed + 7919)
+    out = []
+    for i in range(n):
+        mode = i % 3
+        H, W = int(rng.integers(480, 900)), int(rng.integers(640, 1200))
+        canvas = table_background(rng, H, W)
+        boxes = []
+        if mode < 2:
+            codes = [str(c) for c in rng.choice(list(CODES), int(rng.integers(3, 14)))]
+            codes = [("Wd" if rng.random() < 0.35 else c) for c in codes]
+            th = int(rng.integers(36, 110))
+            hand = render_hand([("concealed", codes, False)], seed=seed * 7 + i, tile_height=th)
+            tiles = [hand.image[t.box[1]:t.box[3], t.box[0]:t.box[2]] for t in hand.tiles]
+        if mode == 0:  # tiles apart, wide gaps of cloth between them
+            x, y = int(rng.integers(5, 60)), int(rng.integers(5, max(6, H - 2 * th)))
+            for t in tiles:
+                th_, tw_ = t.shape[:2]
+                if x + tw_ >= W:
+                    x, y = int(rng.integers(5, 60)), y + int(th_ * rng.uniform(1.3, 2.5))
+                if y + th_ >= H:
+                    break
+                boxes.append(_paste_box(canvas, t, x, y))
+                x += tw_ + int(tw_ * rng.uniform(0.3, 3.0))
+        elif mode == 1:  # a plain wall above the table, the hand on the table
+            top = int(H * rng.uniform(0.25, 0.55))
+            canvas[:top] = _plain_region(rng, top, W)
+            edge = int(rng.integers(4, 30))
+            canvas[top:top + edge] = np.uint8(rng.integers(20, 120, 3))
+            x, y = int(rng.integers(5, 80)), int(rng.integers(top + edge, max(top + edge + 1, H - th)))
+            for t in tiles:
+                if x + t.shape[1] >= W or y + t.shape[0] >= H:
+                    break
+                boxes.append(_paste_box(canvas, t, x, y))
+                x += t.shape[1] + int(rng.integers(0, 4))
+        else:  # no tiles: plain light things on the table
+            for _ in range(int(rng.integers(1, 4))):
+                # large only: a small plain one is what a blank white dragon looks like
+                h, w = int(rng.integers(H // 4, H // 2)), int(rng.integers(W // 4, W // 2))
+                y, x = int(rng.integers(0, H - h)), int(rng.integers(0, W - w))
+                canvas[y:y + h, x:x + w] = _plain_region(rng, h, w)
+        b = np.float32(boxes).reshape(-1, 4)
+        s = min(1.0, 640 / max(H, W))
+        if s < 1:
+            canvas = cv2.resize(canvas, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+            b = b * s
+        out.append((canvas, b))
+    return out
+
+
+def _paste_box(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, int, int, int]:
+    h, w = tile.shape[:2]
+    canvas[y:y + h, x:x + w] = tile
+    return x, y, x + w, y + h
+
+
+def cached_scenes(path: str, make) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (image, boxes) pairs saved at ``path``, or ``make()``'s, saved there for the next run."""
+    if os.path.exists(path):
+        d = np.load(path, allow_pickle=True)
+        return list(zip(d["images"], d["boxes"]))
+    t0 = time.time()
+    out = make()
+    np.savez(path, images=np.array([i for i, _ in out] + [None], dtype=object)[:-1],
+             boxes=np.array([b for _, b in out] + [None], dtype=object)[:-1])
+    print(f"rendered {len(out)} scenes in {time.time() - t0:.0f} s ({os.path.basename(path)})", flush=True)
+    return out
+
+
 class Views(torch.utils.data.Dataset):
     def __init__(self, items, seed: int, cast: float = 0.0, turn: float = 10.0):
         self.items, self.seed, self.epoch, self.cast, self.turn = items, seed, 0, cast, turn
@@ -231,7 +348,7 @@ class Views(torch.utils.data.Dataset):
         rng = np.random.default_rng((self.seed, self.epoch, i))
         image, boxes, trusted = self.items[i]
         img, boxes = random_view(image, boxes, rng, cast=self.cast, turn=self.turn)
-        heat, size, off, mask = targets(boxes, SIDE, SIDE)
+        heat, size, off, mask = targets(boxes, VIEW, VIEW)
         x = (img.astype(np.float32) / 255.0 - np.float32(MEAN)) / np.float32(STD)
         return (torch.from_numpy(np.ascontiguousarray(x.transpose(2, 0, 1))), torch.from_numpy(heat),
                 torch.from_numpy(size), torch.from_numpy(off), torch.from_numpy(mask * float(trusted)))
@@ -313,74 +430,56 @@ def main(argv=None) -> None:
     ap.add_argument("--data", default="../shared/data")
     ap.add_argument("--work", default="/tmp/mjcam-det")
     ap.add_argument("--out", default="models/tile_detector.onnx")
-    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--per-epoch", type=int, default=2400, help="training views an epoch")
     ap.add_argument("--synthetic", type=int, default=400, help="synthetic hands added to the training photos")
-    ap.add_argument("--white-dragons", type=float, default=0.0, metavar="SHARE",
-                    help="share of the synthetic pungs and kongs made of white dragons (a bare one is a blank "
-                         "ivory face, easily passed over as background)")
+    ap.add_argument("--scenes", type=int, default=300, help="synthetic scenes of what is not a tile (see synthetic_scenes)")
     ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--holdout", type=float, default=0.1)
+    ap.add_argument("--lr", type=float, default=1.5e-3)
+    ap.add_argument("--seed", type=int, default=0, help="the split's seed (datasets.splits) and the views'")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--init", metavar="STATE",
-                    help="start from these weights (a .best state dict, a resumable .pt checkpoint or an exported "
-                         ".onnx detector such as the shipped one): a fine-tune")
+    ap.add_argument("--init", metavar="STATE", help="start from these weights (a .best state dict or a resumable .pt "
+                    "checkpoint) instead of ImageNet's: a fine-tune")
+    ap.add_argument("--photos", action="append", default=[], metavar="DIR",
+                    help="your own labelled photos (a YOLO folder) to train on as well (repeatable)")
     ap.add_argument("--turn", type=float, default=10.0, metavar="DEG",
                     help="half the training views turned by up to this many degrees either way")
-    ap.add_argument("--cast", type=float, default=0.0, metavar="SHARE",
+    ap.add_argument("--cast", type=float, default=0.2, metavar="SHARE",
                     help="that share of the training views lit with a colour cast left uncorrected, warm to cool "
                          "(datasets.augment.cast_light)")
     ap.add_argument("--threshold", type=float, metavar="T",
-                    help="export at this heat threshold (default: the one the held-out photos choose each epoch)")
-    ap.add_argument("--oversample", metavar="CODES:K", help="show the training photos holding any of these "
-                    "tiles K times an epoch, e.g. 'Wd,2s:3' (tiles the detector misses most)")
+                    help="export at this heat threshold (default: the one the tuning photos choose each epoch)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     os.makedirs(args.work, exist_ok=True)
 
-    recs = read_yolo(os.path.join(args.data, "roboflow-hk-chinese"), "train")
-    held = held_out_sources(recs, args.holdout, args.seed)
-    train_recs = [r for r in recs if r.source not in held]
-    if args.oversample:
-        codes, k = args.oversample.rsplit(":", 1)
-        wanted = set(codes.split(","))
-        train_recs += [r for r in train_recs if any(b.code in wanted for b in r.boxes)] * (int(k) - 1)
-    train_items = load_photos(train_recs)
-    # epochs and the threshold are chosen on held-out photos whose boxes are as a real photo's
-    hold_items = [it for it in load_photos([r for r in recs if r.source in held]) if it[2]]
-    syn_path = os.path.join(args.work,
-                            f"synthetic-{args.synthetic}-{args.seed}-v{SYNTHETIC_VERSION}-wd{args.white_dragons}.npz")
-    if os.path.exists(syn_path):
-        d = np.load(syn_path, allow_pickle=True)
-        syn = [(i, b, True) for i, b in zip(d["images"], d["boxes"])]
-    else:
-        t0 = time.time()
-        syn = synthetic_hands(args.synthetic, args.seed, args.white_dragons)
-        np.savez(syn_path, images=np.array([s[0] for s in syn], dtype=object),
-                 boxes=np.array([s[1] for s in syn], dtype=object))
-        syn = [(i, b, True) for i, b in syn]
-        print(f"rendered {len(syn)} synthetic hands in {time.time() - t0:.0f} s", flush=True)
-    items = train_items + syn
+    sp = split(args.data, args.seed)
+    own = [r for d in args.photos for r in read_yolo(d, "")]
+    train_items = load_photos(sp.hk_train) + load_photos(sp.rethink_train, turned_sizes=True) + \
+        load_photos(own, turned_sizes=True)
+    # epochs and the threshold are chosen on tuning photos whose boxes are as a real photo's
+    hold_items = [it for it in load_photos(sp.hk_tune) if it[2]] + load_photos(sp.rethink_tune, turned_sizes=True)
+    syn = cached_scenes(os.path.join(args.work, f"synthetic-{args.synthetic}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
+                 lambda: synthetic_hands(args.synthetic, args.seed))
+    scenes = cached_scenes(os.path.join(args.work, f"scenes-{args.scenes}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
+                    lambda: synthetic_scenes(args.scenes, args.seed))
+    items = train_items + [(i, b, True) for i, b in syn + scenes]
     print(f"train: {len(train_items)} photos ({sum(t for *_, t in train_items)} with trusted sizes) + {len(syn)} "
-          f"synthetic; held out: {len(hold_items)} photos of {len(held)} sources", flush=True)
+          f"synthetic hands + {len(scenes)} scenes; tuning: {len(hold_items)} photos", flush=True)
 
     data = Views(items, args.seed, cast=args.cast, turn=args.turn)
-    loader = torch.utils.data.DataLoader(data, batch_size=args.batch, shuffle=True, num_workers=1,
+    sampler = torch.utils.data.RandomSampler(data, replacement=True, num_samples=args.per_epoch)
+    loader = torch.utils.data.DataLoader(data, batch_size=args.batch, sampler=sampler, num_workers=1,
                                          drop_last=True, persistent_workers=False)
-    model = DetNet()
+    model = DetNet(imagenet=not args.init)
     if args.init:
-        if args.init.endswith(".onnx"):  # the BatchNorms set from a batch of views
-            calibration = torch.stack([data[i][0] for i in range(0, len(data), max(1, len(data) // 64))])
-            model.load_state_dict(weights_from_onnx(args.init, model, calibration))
-        else:
-            model.load_state_dict(load_weights(args.init))
+        model.load_state_dict(load_weights(args.init))
         print(f"fine-tuning from {args.init}", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * len(loader)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
-    ckpt = os.path.join(args.work, f"detector-{args.seed}.pt")
+    ckpt = os.path.join(args.work, f"detector-{args.seed}-{args.epochs}x{args.per_epoch}.pt")
     start, best = 0, (-1.0, 0.3)
     if os.path.exists(ckpt):
         st = torch.load(ckpt, weights_only=False)
@@ -392,6 +491,7 @@ def main(argv=None) -> None:
     thresholds = THRESHOLDS if args.threshold is None else tuple(sorted({*THRESHOLDS, args.threshold}))
     for epoch in range(start, args.epochs):
         data.epoch = epoch
+        torch.manual_seed(args.seed * 1000 + epoch)  # the sampler's draws, the same on a resumed run
         t0, tot, parts = time.time(), 0.0, np.zeros(3)
         for x, heat, size, off, mask in loader:
             loss, p = loss_fn(model(x), heat, size, off, mask)
@@ -402,7 +502,7 @@ def main(argv=None) -> None:
             tot += loss.item()
             parts += p
         ev = evaluate(model, hold_items, thresholds=thresholds)
-        # the threshold and epoch are chosen on held-out train photos: F1 weighted towards recall
+        # the threshold and epoch are chosen on the tuning photos: F1 weighted towards recall
         thr, r = max(((t, v) for t, v in ev.items() if args.threshold is None or t == args.threshold),
                      key=lambda kv: 2 * kv[1]["recall"] + kv[1]["precision"])
         score = 2 * r["recall"] + r["precision"]
@@ -416,7 +516,7 @@ def main(argv=None) -> None:
                     "epoch": epoch + 1, "best": best}, ckpt)
     model.load_state_dict(torch.load(ckpt + ".best"))
     export(model, args.out, threshold=float(best[1]))
-    print(f"exported {args.out} (held-out score {best[0]:.3f}, threshold {best[1]})", flush=True)
+    print(f"exported {args.out} (tuning score {best[0]:.3f}, threshold {best[1]})", flush=True)
 
 
 if __name__ == "__main__":

@@ -121,11 +121,12 @@ def accuracy(model: torch.nn.Module, xs: np.ndarray, ys: np.ndarray) -> float:
     return right / max(1, len(ys))
 
 
-def balanced_weights(labels: np.ndarray) -> np.ndarray:
+def balanced_weights(labels: np.ndarray, bonus: float = 1.0) -> np.ndarray:
     """Sampling weight of each crop: one over the square root of its class's count (rare flowers
-    and seasons seen more, common tiles not starved)."""
+    and seasons seen more, common tiles not starved), flowers' and seasons' times ``bonus``."""
     counts = np.bincount(labels, minlength=len(CLASSES)).astype(np.float64)
-    return 1.0 / np.sqrt(np.maximum(counts[labels], 1))
+    is_bonus = np.array([c[:1] in "FS" and c[1:].isdigit() for c in CLASSES])
+    return np.where(is_bonus[labels], bonus, 1.0) / np.sqrt(np.maximum(counts[labels], 1))
 
 
 def main(argv=None) -> None:
@@ -143,6 +144,8 @@ def main(argv=None) -> None:
     ap.add_argument("--synthetic", type=int, default=15, help="rendered views of each tile (and 900 backs)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--init", help="start from these weights (a .best file of an earlier run) instead of ImageNet's")
+    ap.add_argument("--bonus-weight", type=float, default=1.0,
+                    help="draw flowers and seasons this many times as often as class balance alone would")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     torch.set_num_threads(max(1, os.cpu_count() or 1))
@@ -153,7 +156,7 @@ def main(argv=None) -> None:
     xs, ys = tuning_inputs(splits, a.size, mirrored)
     print(f"{len(crops)} training crops, {len(ys)} tuning tiles", flush=True)
     ds = Views(crops, a.size, a.seed)
-    sampler = WeightedRandomSampler(balanced_weights(crops.labels), a.per_epoch, replacement=True,
+    sampler = WeightedRandomSampler(balanced_weights(crops.labels, a.bonus_weight), a.per_epoch, replacement=True,
                                     generator=torch.Generator().manual_seed(a.seed))
     loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, drop_last=True)
     if a.init:  # an earlier run's weights, head and all: no ImageNet checkpoint needed
@@ -162,8 +165,9 @@ def main(argv=None) -> None:
     else:
         model = pretrained(a.backbone, len(CLASSES))
     run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
-           "seed": a.seed, "photos": a.photos, "init": a.init}
-    name = f"{a.backbone}-{a.size}-{a.seed}-{a.epochs}x{a.per_epoch}" + ("-init" if a.init else "")
+           "seed": a.seed, "photos": a.photos, "init": a.init, "bonus_weight": a.bonus_weight}
+    name = f"{a.backbone}-{a.size}-{a.seed}-{a.epochs}x{a.per_epoch}" + ("-init" if a.init else "") + \
+        (f"-bonus{a.bonus_weight:g}" if a.bonus_weight != 1 else "")
     ckpt = os.path.join(a.work, name + ".pt")
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys))
     model.eval()

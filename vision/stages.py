@@ -214,17 +214,14 @@ class TileReader:
 
     def _read_gaps(self, image: np.ndarray, boxes: list) -> list[TileReading]:
         """The tiles in the holes of the rows and grids of ``boxes`` (:func:`vision.layout.holes`)
-        where the classifier is sure it sees a tile and the hole does not show the table
-        (:func:`vision.layout.shows_table`)."""
+        where the classifier is sure it sees a tile."""
         c = self.config
         gaps = holes(boxes, c.fill_grid)
         if not gaps:
             return []
         read = [self.reading(p, Proposal(box, c.gap_score, "gap"))
                 for box, p in zip(gaps, self.classifier.box_probabilities(image, gaps))]
-        # a hole that shows the table (tiles laid apart on a plain cloth) holds no tile
-        return [r for r in read if r.not_a_tile < c.gap_max_not and r.confidence >= c.gap_min_conf
-                and not shows_table(image, r.proposal.box, boxes)]
+        return [r for r in read if r.not_a_tile < c.gap_max_not and r.confidence >= c.gap_min_conf]
 
     @timed
     def __call__(self, image: np.ndarray, proposals: list[Proposal]) -> ReadTiles:
