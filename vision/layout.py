@@ -389,29 +389,76 @@ def shows_table(image: np.ndarray, box: Box,
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     H, W = image.shape[:2]
-    xa, xb = max(0, int(x0)), min(W, int(math.ceil(x1)))
     mid = image[max(0, int(y0 + h / 4)):min(H, int(y1 - h / 4)), max(0, int(x0 + w / 4)):min(W, int(x1 - w / 4))]
-    if mid.size == 0 or xb <= xa:
+    if mid.size == 0:
         return False
     middle = np.median(mid.reshape(-1, mid.shape[-1]), axis=0)
-    looked = 0
+    around = _table_around(image, box, others)
+    return bool(around) and all(float(np.linalg.norm(t - middle)) < TABLE_LIKE for t in around)
+
+
+def plain_table(image: np.ndarray, box: Box, others: list[Box]) -> bool:
+    """Whether a box read as a blank tile (a white dragon) shows nothing but the table: nine in
+    ten of the pixels of its inner part (a tenth off each side; what of it lies on none of the
+    ``others`` boxes, at least a quarter of it) lie within ``TABLE_LIKE`` of the
+    table's colour just above it and just below it (as :func:`shows_table` finds it). The cloth
+    between tiles laid apart is such a box; a white dragon's frame, or a blank face of another
+    colour than the table, is not.
+
+    >>> cloth = np.full((60, 120, 3), 200, np.uint8)
+    >>> plain_table(cloth, (40, 20, 60, 40), [])
+    True
+    >>> cloth[22:38, 42:58] = (40, 60, 160)  # a framed white dragon: its blue frame
+    >>> cloth[25:35, 45:55] = 200
+    >>> plain_table(cloth, (40, 20, 60, 40), [])
+    False
+    """
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    H, W = image.shape[:2]
+    ya, yb = max(0, int(y0 + h / 10)), min(H, int(y1 - h / 10))
+    xa, xb = max(0, int(x0 + w / 10)), min(W, int(x1 - w / 10))
+    around = _table_around(image, box, others)
+    if yb <= ya or xb <= xa or not around:
+        return False
+    free = _free(others, ya, yb, xa, xb)
+    if free.sum() < 0.25 * free.size:
+        return False
+    px = image[ya:yb, xa:xb][free].astype(np.float64)
+    return all(float(np.percentile(np.linalg.norm(px - t, axis=1), 90)) < TABLE_LIKE for t in around)
+
+
+def _free(others: list[Box], ya: int, yb: int, xa: int, xb: int) -> np.ndarray:
+    """Which pixels of the region rows ya:yb, columns xa:xb lie on none of the ``others`` boxes."""
+    free = np.ones((yb - ya, xb - xa), bool)
+    for o in others:
+        oy0, oy1 = max(ya, int(o[1])) - ya, min(yb, int(math.ceil(o[3]))) - ya
+        ox0, ox1 = max(xa, int(o[0])) - xa, min(xb, int(math.ceil(o[2]))) - xa
+        if oy1 > oy0 and ox1 > ox0:
+            free[oy0:oy1, ox0:ox1] = False
+    return free
+
+
+def _table_around(image: np.ndarray, box: Box, others: list[Box]) -> list[np.ndarray]:
+    """The median colours of the strips just above and just below ``box`` (a quarter of its height
+    each, what of them lies on none of the ``others`` boxes; a strip mostly on other tiles or off
+    the photo is passed over)."""
+    x0, y0, x1, y1 = box
+    h = y1 - y0
+    H, W = image.shape[:2]
+    xa, xb = max(0, int(x0)), min(W, int(math.ceil(x1)))
+    out = []
+    if xb <= xa:
+        return out
     for top, bottom in ((y0 - h / 4, y0), (y1, y1 + h / 4)):
         a, b = max(0, int(top)), min(H, int(math.ceil(bottom)))
         if b - a < 1:
             continue
-        free = np.ones((b - a, xb - xa), bool)
-        for o in others:  # pixels on another tile are not table
-            oy0, oy1 = max(a, int(o[1])) - a, min(b, int(math.ceil(o[3]))) - a
-            ox0, ox1 = max(xa, int(o[0])) - xa, min(xb, int(math.ceil(o[2]))) - xa
-            if oy1 > oy0 and ox1 > ox0:
-                free[oy0:oy1, ox0:ox1] = False
+        free = _free(others, a, b, xa, xb)  # pixels on another tile are not table
         if free.sum() < 0.25 * free.size:
             continue
-        strip = image[a:b, xa:xb][free]
-        if float(np.linalg.norm(np.median(strip, axis=0).astype(np.float64) - middle)) >= TABLE_LIKE:
-            return False
-        looked += 1
-    return looked > 0
+        out.append(np.median(image[a:b, xa:xb][free], axis=0).astype(np.float64))
+    return out
 
 
 def holes(boxes: list[Box], grid: bool = True) -> list[Box]:

@@ -100,7 +100,7 @@ class LearnedProposer(OnnxStage):
     #: Each photo is looked at with these long sides as well as the model's own input side, and the
     #: boxes of all looks are pooled (duplicates removed by NMS): a tile much larger than the
     #: detector learnt gets parts found at one scale and itself at a smaller one.
-    EXTRA_SIDES = (320,)
+    EXTRA_SIDES = (320, 192)
     #: The search for tiles small in the photo, a pyramid. A tile is *small* in a look when its long
     #: side there is under ``SMALL_TILE`` pixels (found, but placed no better than the heat map's
     #: cells allow). Where at least three sure boxes (score ``ZOOM_SURE``) are small, the region
@@ -109,8 +109,8 @@ class LearnedProposer(OnnxStage):
     #: tile is worse than none). Where fewer than ``HAND_MIN`` sure boxes are found, the whole photo
     #: is looked at ``BLIND_ZOOM`` times larger, and again until some are found or the look is as
     #: large as the photo, then zoomed on what it found. No look is larger than ``MAX_ZOOM_SIDE``.
-    #: A box of a closer look lying inside a sure box of the first looks at least ``PART_OF``
-    #: times its size is a part of that tile (a bamboo's sticks, a circle), not a tile.
+    #: A box lying inside a surer one at least ``PART_OF`` times its size is a part of that tile
+    #: (a bamboo's sticks, a corner of a tile filling the frame), not a tile (:func:`parts_out`).
     SMALL_TILE, ZOOM_TILE, ZOOM_SURE = 30.0, 40.0, 0.5
     HAND_MIN, BLIND_ZOOM, MAX_ZOOM_SIDE = 5, 2.0, 1600
     PART_OF = 2.5
@@ -185,13 +185,14 @@ class LearnedProposer(OnnxStage):
 
     def _blind(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray):
         """Looks at the whole photo ever larger (``BLIND_ZOOM`` times each) while fewer than
-        ``HAND_MIN`` sure boxes are found: (boxes, scores, scale of the last look)."""
+        ``HAND_MIN`` sure boxes are found: (boxes, scores, scale of the last look). Parts of a
+        tile seen whole are taken out at the end (:func:`parts_out`)."""
         h, w = image.shape[:2]
         side = self.side
         while int((scores >= self.ZOOM_SURE).sum()) < self.HAND_MIN and side < min(max(h, w), self.MAX_ZOOM_SIDE):
             side = min(round(side * self.BLIND_ZOOM), max(h, w), self.MAX_ZOOM_SIDE)
             b, sc = self.look(image, side)
-            boxes, scores = _pooled([(boxes, scores), _not_parts(b, sc, boxes, scores, self)])
+            boxes, scores = _pooled([(boxes, scores), (b, sc)])
         return boxes, scores, side / max(h, w)
 
     def __call__(self, image: np.ndarray) -> list[Proposal]:
@@ -209,6 +210,7 @@ class LearnedProposer(OnnxStage):
                 long = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
                 replaced = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2) & (long * scale < self.SMALL_TILE)
                 boxes, scores = _pooled([(boxes[~replaced], scores[~replaced]), (b, sc)])
+        boxes, scores = parts_out(boxes, scores, self.PART_OF)
         out = []
         for b, sc in zip(boxes, scores):
             x1, y1, x2, y2 = max(0.0, b[0]), max(0.0, b[1]), min(float(w), b[2]), min(float(h), b[3])
@@ -217,29 +219,27 @@ class LearnedProposer(OnnxStage):
         return out
 
 
-def _not_parts(boxes: np.ndarray, scores: np.ndarray, wholes: np.ndarray, whole_scores: np.ndarray,
-               proposer: LearnedProposer) -> tuple[np.ndarray, np.ndarray]:
-    """``boxes`` of a closer look less those lying inside a sure box of ``wholes`` at least
-    ``PART_OF`` times their long side: parts of a tile seen whole by a coarser look.
+def parts_out(boxes: np.ndarray, scores: np.ndarray, part_of: float) -> tuple[np.ndarray, np.ndarray]:
+    """The boxes and scores less those lying inside a surer box at least ``part_of`` times their
+    long side: parts of a tile seen whole at another scale (a bamboo's sticks, a corner of a tile
+    filling the frame).
 
-    >>> p = LearnedProposer(side=384)
-    >>> tile = np.array([[0, 0, 300, 400]], np.float32)
-    >>> parts = np.array([[20, 30, 80, 110], [400, 0, 480, 100]], np.float32)
-    >>> _not_parts(parts, np.ones(2), tile, np.ones(1), p)[0].tolist()
-    [[400.0, 0.0, 480.0, 100.0]]
+    >>> tile = [0, 0, 300, 400]
+    >>> b, s = parts_out(np.array([tile, [20, 30, 80, 110], [400, 0, 480, 100]], np.float32),
+    ...                  np.array([0.6, 0.4, 0.4]), 2.5)
+    >>> b.tolist(), s.tolist()
+    ([[0.0, 0.0, 300.0, 400.0], [400.0, 0.0, 480.0, 100.0]], [0.6, 0.4])
+    >>> len(parts_out(np.array([tile, [20, 30, 80, 110]], np.float32), np.array([0.3, 0.9]), 2.5)[0])
+    2
     """
-    if not len(boxes) or not len(wholes):
-        return boxes, scores
-    sure = wholes[whole_scores >= proposer.ZOOM_SURE]
-    if not len(sure):
+    if len(boxes) < 2:
         return boxes, scores
     long = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-    whole_long = np.maximum(sure[:, 2] - sure[:, 0], sure[:, 3] - sure[:, 1])
-    ix = np.clip(np.minimum(boxes[:, None, 2], sure[None, :, 2]) - np.maximum(boxes[:, None, 0], sure[None, :, 0]), 0, None)
-    iy = np.clip(np.minimum(boxes[:, None, 3], sure[None, :, 3]) - np.maximum(boxes[:, None, 1], sure[None, :, 1]), 0, None)
+    ix = np.clip(np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0]), 0, None)
+    iy = np.clip(np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1]), 0, None)
     area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    inside = ix * iy >= 0.9 * np.maximum(area, 1e-6)[:, None]
-    part = (inside & (whole_long[None, :] >= proposer.PART_OF * long[:, None])).any(axis=1)
+    inside = ix * iy >= 0.9 * np.maximum(area, 1e-6)[:, None]  # [i, j]: box i lies inside box j
+    part = (inside & (long[None, :] >= part_of * long[:, None]) & (scores[None, :] > scores[:, None])).any(axis=1)
     return boxes[~part], scores[~part]
 
 
