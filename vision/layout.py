@@ -210,16 +210,19 @@ def straddlers_out(boxes: list[Box], scores: list[float]) -> list[int]:
 
 def spanners_out(boxes: list[Box], confidences: list[float], sure: float = SPAN_SURE) -> list[Box]:
     """Indices to keep once boxes drawn across several tiles are taken out: a box holding the
-    centres of two or more boxes that are no more than ``SPAN_PART`` of its long side, do not
-    overlap each other much and are read as tiles at least ``sure`` (a coarse look at a small hand
-    may draw one box round two or three tiles; the closer look draws each). Parts of one large
-    tile are not read as tiles surely, so a close-up keeps its tile.
+    centres of boxes that are no more than ``SPAN_PART`` of its long side and do not overlap each
+    other much — two or more read as tiles at least ``sure``, or three or more alike in size,
+    however they are read (a coarse look at a small hand may draw one box round two or three
+    tiles; the closer look draws each). Parts of one large tile are neither read as tiles surely
+    nor alike, so a close-up keeps its tile.
 
     >>> row = [(31 * i, 0, 31 * i + 30, 40) for i in range(4)]
     >>> spanners_out(row + [(20, -2, 104, 42)], [0.9] * 4 + [0.95])  # round tiles 1 and 2
     [0, 1, 2, 3]
     >>> spanners_out(row + [(20, -2, 104, 42)], [0.9, 0.3, 0.4, 0.9, 0.95])
     [0, 1, 2, 3, 4]
+    >>> spanners_out(row + [(2, -2, 104, 42)], [0.3, 0.3, 0.4, 0.9, 0.95])  # round three alike
+    [0, 1, 2, 3]
     """
     n = len(boxes)
     if n < 3:
@@ -229,10 +232,12 @@ def spanners_out(boxes: list[Box], confidences: list[float], sure: float = SPAN_
     long = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
     out = []
     for i in range(n):
-        inside = [j for j in range(n) if j != i and confidences[j] >= sure and long[j] <= SPAN_PART * long[i]
+        inside = [j for j in range(n) if j != i and long[j] <= SPAN_PART * long[i]
                   and b[i, 0] <= c[j, 0] <= b[i, 2] and b[i, 1] <= c[j, 1] <= b[i, 3]]
         apart = [j for j in inside if all(_iou(b[j], b[k]) < 0.3 for k in inside if k != j)]
-        if len(apart) < 2:
+        sure_apart = [j for j in apart if confidences[j] >= sure]
+        alike = len(apart) >= 3 and max(long[apart]) <= 1.5 * min(long[apart])
+        if len(sure_apart) < 2 and not alike:
             out.append(i)
     return out
 
@@ -395,37 +400,6 @@ def shows_table(image: np.ndarray, box: Box,
     middle = np.median(mid.reshape(-1, mid.shape[-1]), axis=0)
     around = _table_around(image, box, others)
     return bool(around) and all(float(np.linalg.norm(t - middle)) < TABLE_LIKE for t in around)
-
-
-def plain_table(image: np.ndarray, box: Box, others: list[Box]) -> bool:
-    """Whether a box read as a blank tile (a white dragon) shows nothing but the table: nine in
-    ten of the pixels of its inner part (a tenth off each side; what of it lies on none of the
-    ``others`` boxes, at least a quarter of it) lie within ``TABLE_LIKE`` of the
-    table's colour just above it and just below it (as :func:`shows_table` finds it). The cloth
-    between tiles laid apart is such a box; a white dragon's frame, or a blank face of another
-    colour than the table, is not.
-
-    >>> cloth = np.full((60, 120, 3), 200, np.uint8)
-    >>> plain_table(cloth, (40, 20, 60, 40), [])
-    True
-    >>> cloth[22:38, 42:58] = (40, 60, 160)  # a framed white dragon: its blue frame
-    >>> cloth[25:35, 45:55] = 200
-    >>> plain_table(cloth, (40, 20, 60, 40), [])
-    False
-    """
-    x0, y0, x1, y1 = box
-    w, h = x1 - x0, y1 - y0
-    H, W = image.shape[:2]
-    ya, yb = max(0, int(y0 + h / 10)), min(H, int(y1 - h / 10))
-    xa, xb = max(0, int(x0 + w / 10)), min(W, int(x1 - w / 10))
-    around = _table_around(image, box, others)
-    if yb <= ya or xb <= xa or not around:
-        return False
-    free = _free(others, ya, yb, xa, xb)
-    if free.sum() < 0.25 * free.size:
-        return False
-    px = image[ya:yb, xa:xb][free].astype(np.float64)
-    return all(float(np.percentile(np.linalg.norm(px - t, axis=1), 90)) < TABLE_LIKE for t in around)
 
 
 def _free(others: list[Box], ya: int, yb: int, xa: int, xb: int) -> np.ndarray:

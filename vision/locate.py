@@ -112,8 +112,9 @@ class LearnedProposer(OnnxStage):
     #: A box lying inside a surer one at least ``PART_OF`` times its size is a part of that tile
     #: (a bamboo's sticks, a corner of a tile filling the frame), not a tile (:func:`parts_out`).
     SMALL_TILE, ZOOM_TILE, ZOOM_SURE = 30.0, 40.0, 0.5
-    HAND_MIN, BLIND_ZOOM, MAX_ZOOM_SIDE = 5, 2.0, 1600
+    HAND_MIN, BLIND_ZOOM, MAX_ZOOM_SIDE = 5, 2.0, 1024
     PART_OF = 2.5
+    WINDOW = 512  # a look larger than this is taken a window at a time (see look)
 
     def __init__(self, model_path: str | None = None, side: int | None = None, threshold: float | None = None,
                  threads: int | None = None, extra_sides: tuple[int, ...] | None = None, zoom: bool = True):
@@ -143,7 +144,30 @@ class LearnedProposer(OnnxStage):
         return heat[0, 0], size[0], offset[0], s
 
     def look(self, image: np.ndarray, side: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Boxes (in the image's pixels) and scores of one look with long side ``side``."""
+        """Boxes (in the image's pixels) and scores of one look with long side ``side``. A look
+        larger than ``WINDOW`` is taken a window at a time (a quarter of each window shared with
+        the next; each box kept by the window whose middle part holds its centre), so that a
+        large look needs no more memory than a window's."""
+        side = side or self.side
+        h, w = image.shape[:2]
+        if side <= self.WINDOW:
+            return self._look(image, side)
+        s = side / max(h, w)
+        win = int(np.ceil(self.WINDOW / s))  # a window's side in the image's pixels
+        step = max(1, (3 * win) // 4)
+        m = (win - step) / 2
+        looks = []
+        for y0 in _starts(h, win, step):
+            for x0 in _starts(w, win, step):
+                crop = image[y0:y0 + win, x0:x0 + win]
+                b, sc = self._look(crop, max(1, round(max(crop.shape[:2]) * s)))
+                cx, cy = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
+                keep = ((cx >= (m if x0 else 0)) & (cx < (win - m if x0 + win < w else win))
+                        & (cy >= (m if y0 else 0)) & (cy < (win - m if y0 + win < h else win)))
+                looks.append((b[keep] + np.array([x0, y0, x0, y0], b.dtype), sc[keep]))
+        return _pooled(looks)
+
+    def _look(self, image: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray]:
         heat, size, offset, s = self.raw(image, side)
         thr = self._threshold if self._threshold is not None else float(self.meta["threshold"])
         boxes, scores = decode(heat, size, offset, int(self.meta["stride"]), threshold=thr)
@@ -217,6 +241,19 @@ class LearnedProposer(OnnxStage):
             if x2 - x1 >= 2 and y2 - y1 >= 2:
                 out.append(Proposal((float(x1), float(y1), float(x2), float(y2)), float(sc), "learned"))
         return out
+
+
+def _starts(n: int, win: int, step: int) -> list[int]:
+    """Where windows of ``win`` pixels start along a side of ``n``, ``step`` apart, the last one
+    ending at the side's end.
+
+    >>> _starts(1000, 400, 300), _starts(300, 400, 300)
+    ([0, 300, 600], [0])
+    """
+    if n <= win:
+        return [0]
+    out = list(range(0, n - win, step))
+    return out + [n - win]
 
 
 def parts_out(boxes: np.ndarray, scores: np.ndarray, part_of: float) -> tuple[np.ndarray, np.ndarray]:

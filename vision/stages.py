@@ -27,15 +27,13 @@ from .group import MeldGrouper, MeldGuess, TileObs, hand_and_strays, reading_ord
 from .io import load_photo
 from .labels import BACK, NOT_A_TILE
 from .layout import (FRAME_NOTES, TOPS, UP_MIN_TILES, hand_frame, holes, orientations, photo_order, reordered,
-                     plain_table, shows_table, spanners_out, straddlers_out, up_decision)
+                     shows_table, spanners_out, straddlers_out, up_decision)
 from .light import balanced, brightened
 from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
 from .preprocess import shrink
 from .recognition import Recognition, TileRead
 from .stretch import stretches
 from .up import UpProbe
-
-WHITE_DRAGON = "Wd"
 
 
 @dataclass(frozen=True)
@@ -228,9 +226,7 @@ class TileReader:
     @staticmethod
     def _only_table(image: np.ndarray, r: TileReading, others: list[TileReading]) -> bool:
         boxes = [o.proposal.box for o in others]
-        if r.code == BACK:
-            return shows_table(image, r.proposal.box, boxes)
-        return r.code == WHITE_DRAGON and plain_table(image, r.proposal.box, boxes)
+        return r.code == BACK and shows_table(image, r.proposal.box, boxes)
 
     @timed
     def __call__(self, image: np.ndarray, proposals: list[Proposal]) -> ReadTiles:
@@ -246,8 +242,7 @@ class TileReader:
         kept = [kept[k] for k in spanners_out([r.proposal.box for r in kept], [r.confidence for r in kept])]
         if c.fill_gaps:
             kept += self._read_gaps(image, [r.proposal.box for r in kept])
-        # a face-down tile that is only the table seen between two melds, a white dragon that is
-        # only the cloth between two tiles laid apart
+        # a face-down tile that is only the table seen between two melds
         kept = [r for i, r in enumerate(kept) if not self._only_table(image, r, [o for j, o in enumerate(kept) if j != i])]
         return ReadTiles(kept)
 

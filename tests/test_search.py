@@ -1,0 +1,163 @@
+"""Finding every tile once, and nothing else, whatever the tiles' size in the photo: a labelled
+sample hand pasted small and large into larger photos at several places, laid apart on plain
+cloths, and cut down to a few tiles filling the frame; each found box is checked against the
+labelled one."""
+
+import json
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+from mjcam.vision.io import load_photo
+from mjcam.vision.pipeline import default_recognizer
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "..", "samples")
+
+
+def _sample(name: str):
+    with open(os.path.join(SAMPLES, "labels.json")) as fh:
+        labels = sorted(json.load(fh)[name], key=lambda t: t[1])
+    photo, _ = load_photo(os.path.join(SAMPLES, name))
+    return photo, [t[0] for t in labels], np.float32([t[1:] for t in labels])
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def _cloth(h: int, w: int, colour, seed: int = 0) -> np.ndarray:
+    grain = np.random.default_rng(seed).normal(0, 5, (h, w, 3))
+    return np.clip(np.float32(colour) + grain, 0, 255).astype(np.uint8)
+
+
+def _each_box_once(rec, truth, codes=None, least_iou: float = 0.5):
+    """Every labelled box found by exactly one tile, at IoU >= least_iou, and no other tile; the
+    codes, left to right, as labelled (when given)."""
+    found = [t.box for t in rec.tiles]
+    assert len(found) == len(truth), (len(found), len(truth))
+    for t in truth:
+        best = max(_iou(t, f) for f in found)
+        assert best >= least_iou, (t, best)
+    if codes is not None:
+        assert [t.code for t in sorted(rec.tiles, key=lambda t: t.box[0])] == codes
+
+
+RACK = pytest.mark.xfail(strict=True, reason="known weakness: at this size and place the plain wood of the rack "
+                         "below the hand is read as a blank white dragon")
+
+
+@pytest.mark.parametrize("tile,where", [(tile, where) for tile in (22, 34, 60, 140)
+                                        for where in ((0.04, 0.08), (0.5, 0.55), (0.96, 0.92))
+                                        if (tile, where) != (34, (0.5, 0.55))]
+                         + [pytest.param(34, (0.5, 0.55), marks=RACK)])
+def test_a_hand_pasted_small_or_large_anywhere_in_a_12_mp_photo_is_found_tile_by_tile(tile, where):
+    """The sample hand (14 tiles in a row, labelled boxes) scaled so its tiles are ``tile`` pixels
+    tall in the copy the recogniser looks at (a 4000 x 3000 photo is looked at 1600 x 1200) and
+    pasted near a corner, in the middle or near the far corner: each tile found once, on its
+    labelled box, the boxes given in the photo's own pixels, and read as labelled where the tiles
+    are 30 pixels or more."""
+    photo, codes, boxes = _sample("hand-honours.jpg")
+    h0 = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    x1, y1 = (boxes[:, :2].min(axis=0) - 0.6 * h0).clip(0).astype(int)
+    x2, y2 = (boxes[:, 2:].max(axis=0) + 0.6 * h0).clip(0, 640).astype(int)
+    s = tile * 2.5 / h0  # 2.5: the photo's pixels per pixel of the copy looked at
+    strip = cv2.resize(photo[y1:y2, x1:x2], None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC)
+    big = _cloth(3000, 4000, (40, 110, 60))
+    h, w = strip.shape[:2]
+    assert w < 4000 and h < 3000
+    x, y = int((4000 - w) * where[0]), int((3000 - h) * where[1])
+    big[y:y + h, x:x + w] = strip
+    truth = (boxes - [x1, y1, x1, y1]) * s + [x, y, x, y]
+    rec = default_recognizer().read(big)
+    assert (rec.width, rec.height) == (4000, 3000)
+    # tiles are read from the copy looked at: 22 pixels tall there is too few to read them all
+    _each_box_once(rec, truth, codes if tile >= 30 else None)
+
+
+PALE_GAPS = pytest.mark.xfail(strict=True, reason="known weakness: on a cloth the colour of the tiles' faces, "
+                              "a gap a tile wide or wider is found and read as a blank white dragon")
+
+
+@pytest.mark.parametrize("cloth,gap", [(cloth, gap) for cloth in ((40, 110, 60), (205, 200, 190), (236, 236, 232))
+                                       for gap in (0.6, 1.0, 1.6) if cloth[0] < 200 or gap < 1.0]
+                         + [pytest.param(cloth, gap, marks=PALE_GAPS)
+                            for cloth in ((205, 200, 190), (236, 236, 232)) for gap in (1.0, 1.6)])
+def test_tiles_laid_apart_on_a_plain_cloth_are_found_and_the_cloth_between_is_no_tile(cloth, gap):
+    """The sample's tiles cut out and laid in a row ``gap`` tile widths apart on a green, a
+    light grey and a near-white cloth, each with the thin shadow a tile's body casts: the cloth
+    between them, a tile's width or wider, is no white dragon, and each tile is found once (one
+    found box holds its centre) and read as labelled."""
+    photo, codes, boxes = _sample("hand-pungs.jpg")
+    canvas = _cloth(700, 1800, cloth)
+    truth, x = [], 30
+    for b in boxes.astype(int):
+        t = photo[b[1]:b[3], b[0]:b[2]]
+        h, w = t.shape[:2]
+        k = max(2, h // 20)
+        shade = canvas[300 + k:300 + h + k, x + k // 2:x + w + k // 2]
+        canvas[300 + k:300 + h + k, x + k // 2:x + w + k // 2] = (shade * 0.55).astype(np.uint8)
+        canvas[300:300 + h, x:x + w] = t
+        truth.append((x, 300, x + w, 300 + h))
+        x += int(w * (1 + gap))
+    assert x < 1800
+    rec = default_recognizer().read(canvas)
+    assert [t.code for t in sorted(rec.tiles, key=lambda t: t.box[0])] == codes
+    for x1, y1, x2, y2 in truth:
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        assert sum(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in (t.box for t in rec.tiles)) == 1
+
+
+@pytest.mark.parametrize("count,first", [(1, 3), (2, 7), (3, 0), (5, 9)])
+@pytest.mark.parametrize("fill", [0.5, 0.85])
+def test_a_few_tiles_filling_the_frame_are_not_split_into_parts(count, first, fill):
+    """A close-up: ``count`` neighbouring tiles of the sample cut out, laid on a cloth with a
+    margin of a third of a tile and enlarged to fill ``fill`` of a 12 MP frame: each found once,
+    whole, and read as labelled."""
+    photo, codes, boxes = _sample("hand-honours.jpg")
+    sel = boxes[first:first + count]
+    x1, y1 = sel[:, :2].min(axis=0).astype(int)
+    x2, y2 = np.ceil(sel[:, 2:].max(axis=0)).astype(int)
+    m = int((y2 - y1) / 3)
+    framed = _cloth(y2 - y1 + 2 * m, x2 - x1 + 2 * m, (40, 110, 60))
+    framed[m:m + y2 - y1, m:m + x2 - x1] = photo[y1:y2, x1:x2]
+    s = min(fill * 3000 / framed.shape[0], fill * 4000 / framed.shape[1])
+    big = cv2.resize(framed, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
+    truth = (sel - [x1 - m, y1 - m, x1 - m, y1 - m]) * s
+    _each_box_once(default_recognizer().read(big), truth, codes[first:first + count])
+
+
+def test_a_hand_low_across_a_photo_of_the_room_is_read_and_the_wall_is_no_giant_tile():
+    """A photo taken low from the player's seat: a plain wall over 40 % of the frame, the far side
+    of the table, another player's wall of face-down tiles far off, and the hand a thin band across
+    the frame (tiles 34 pixels tall in the copy looked at): the hand is read as labelled, each
+    tile on its box; nothing found is more than twice a hand tile's size."""
+    from datasets.synthetic import tile_back
+
+    photo, codes, boxes = _sample("hand-honours.jpg")
+    big = _cloth(3000, 4000, (40, 110, 60))
+    big[:1200] = _cloth(1200, 4000, (226, 222, 212), seed=1)  # the wall
+    big[1200:1260] = (60, 40, 30)  # the table's far edge
+    back = cv2.resize(tile_back(np.random.default_rng(3), 160), (30, 40))
+    for k in range(18):  # another player's wall, face down, far off
+        big[1400:1440, 1000 + 31 * k:1030 + 31 * k] = back
+    h0 = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    x1, y1 = (boxes[:, :2].min(axis=0) - 0.6 * h0).clip(0).astype(int)
+    x2, y2 = (boxes[:, 2:].max(axis=0) + 0.6 * h0).clip(0, 640).astype(int)
+    s = 34 * 2.5 / h0
+    strip = cv2.resize(photo[y1:y2, x1:x2], None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+    x, y = 700, 2300
+    big[y:y + strip.shape[0], x:x + strip.shape[1]] = strip
+    truth = (boxes - [x1, y1, x1, y1]) * s + [x, y, x, y]
+    rec = default_recognizer().read(big)
+    stray = {i for g in rec.groups if g["kind"] == "stray" for i in g["tiles"]}
+    hand = [t for i, t in enumerate(rec.tiles) if i not in stray]
+    assert [t.code for t in sorted(hand, key=lambda t: t.box[0])] == codes
+    for t in truth:
+        assert max(_iou(t, f.box) for f in hand) >= 0.5
+    tile = 34 * 2.5
+    assert all(max(t.box[2] - t.box[0], t.box[3] - t.box[1]) <= 2 * tile for t in rec.tiles)
