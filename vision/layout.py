@@ -208,7 +208,7 @@ def straddlers_out(boxes: list[Box], scores: list[float]) -> list[int]:
     return out
 
 
-def spanners_out(boxes: list[Box], confidences: list[float], sure: float = SPAN_SURE) -> list[Box]:
+def spanners_out(boxes: list[Box], confidences: list[float], sure: float = SPAN_SURE) -> list[int]:
     """Indices to keep once boxes drawn across several tiles are taken out: a box holding the
     centres of boxes that are no more than ``SPAN_PART`` of its long side and do not overlap each
     other much — two or more read as tiles at least ``sure``, or three or more alike in size,

@@ -126,7 +126,7 @@ class Recognizer:
             copy = loaded.image if (fx, fy) == (1.0, 1.0) else squeezed(loaded.image, fx, fy)
             r = self._read_copy(copy, loaded.size, loaded.path, elapse)
             score = sureness(r.tiles, self.config.low_confidence, (fx, fy))
-            if score > sure * (1 + SQUEEZE_MARGIN) if sure > 0 else score > sure:
+            if score > max(sure, sure * (1 + SQUEEZE_MARGIN)):
                 sure, best = score, r
                 if (fx, fy) != (1.0, 1.0):
                     axis = "across" if fx > 1 else "down"

@@ -223,11 +223,6 @@ class TileReader:
                 for box, p in zip(gaps, self.classifier.box_probabilities(image, gaps))]
         return [r for r in read if r.not_a_tile < c.gap_max_not and r.confidence >= c.gap_min_conf]
 
-    @staticmethod
-    def _only_table(image: np.ndarray, r: TileReading, others: list[TileReading]) -> bool:
-        boxes = [o.proposal.box for o in others]
-        return r.code == BACK and shows_table(image, r.proposal.box, boxes)
-
     @timed
     def __call__(self, image: np.ndarray, proposals: list[Proposal]) -> ReadTiles:
         c = self.config
@@ -243,7 +238,8 @@ class TileReader:
         if c.fill_gaps:
             kept += self._read_gaps(image, [r.proposal.box for r in kept])
         # a face-down tile that is only the table seen between two melds
-        kept = [r for i, r in enumerate(kept) if not self._only_table(image, r, [o for j, o in enumerate(kept) if j != i])]
+        kept = [r for i, r in enumerate(kept) if r.code != BACK
+                or not shows_table(image, r.proposal.box, [o.proposal.box for j, o in enumerate(kept) if j != i])]
         return ReadTiles(kept)
 
 
