@@ -37,9 +37,9 @@ Printed per system:
   photos, one of them with two different codes) counts once, either code right; the figures with
   the labels as published are printed below the table;
 - flowers and seasons: the same over the labelled bonus tiles (the peer has no such classes);
-  rethink-bonus boxes its flowers and seasons round about the upper half of the tile, so a found
-  box matches one of those labels when it holds most of it and is at most three times its size
-  (:func:`overlap`);
+  rethink-bonus boxes its flowers and seasons round part of the tile (its character, the upper or
+  the left half), so a found box matches one of those labels when it holds the label's centre and
+  is at most three times its size (:func:`overlap`);
 - single-row hands read exactly: photos whose labelled tiles form one row (as
   ``vision.group.reading_order`` finds rows, following their slant), read as exactly
   the same codes in the same order — every tile found, and again with the tiles the recogniser
@@ -190,11 +190,11 @@ def _read_in_order(pr: dict, idx) -> list[str]:
     return [pr["codes"][idx[k]] for r in rows for k in r]
 
 
-#: roboflow-rethink-bonus labels its flowers and seasons by about the upper half of the tile (their
-#: labelled boxes' median height is 0.5 to 0.8 of their width, other tiles' 1.0 to 1.2): a found box
-#: matches such a label when it holds at least ``PART_HELD`` of it and is at most ``PART_AREA``
-#: times its area, as well as at IoU 0.5.
-PART_HELD, PART_AREA = 0.8, 3.0
+#: roboflow-rethink-bonus labels its flowers and seasons by part of the tile (its character, the
+#: upper or the left half: their labelled boxes' median height is 0.5 to 0.8 of their width, other
+#: tiles' 1.0 to 1.2): a found box matches such a label when it holds the label's centre and is at
+#: most ``PART_AREA`` times its area, as well as at IoU 0.5.
+PART_AREA = 3.0
 
 
 def half_labelled(path: str, code: str) -> bool:
@@ -204,20 +204,21 @@ def half_labelled(path: str, code: str) -> bool:
 
 def overlap(box, label, part: bool) -> float:
     """How well a found box matches a labelled one: their IoU, or (``part``: a label drawn round
-    part of the tile) 1 where the box holds ``PART_HELD`` of the label and is at most ``PART_AREA``
-    times its area.
+    part of the tile) 1 where the box holds the label's centre and is at most ``PART_AREA`` times
+    its area.
 
     >>> overlap((0, 0, 40, 60), (0, 0, 40, 28), False) < 0.5, overlap((0, 0, 40, 60), (0, 0, 40, 28), True)
     (True, 1.0)
+    >>> overlap((10, 0, 50, 30), (0, 0, 20, 30), True), overlap((0, 0, 200, 90), (0, 0, 20, 30), True) < 0.5
+    (1.0, True)
     """
     from datasets.crops import iou
 
     v = iou(box, label)
     if part:
-        ix = max(0.0, min(box[2], label[2]) - max(box[0], label[0]))
-        iy = max(0.0, min(box[3], label[3]) - max(box[1], label[1]))
+        cx, cy = (label[0] + label[2]) / 2, (label[1] + label[3]) / 2
         area = (label[2] - label[0]) * (label[3] - label[1])
-        if area > 0 and ix * iy >= PART_HELD * area and (box[2] - box[0]) * (box[3] - box[1]) <= PART_AREA * area:
+        if box[0] <= cx <= box[2] and box[1] <= cy <= box[3] and (box[2] - box[0]) * (box[3] - box[1]) <= PART_AREA * area:
             return 1.0
     return v
 

@@ -45,10 +45,10 @@ def test_assess_loose_box_is_a_miss_and_a_false_detection():
     assert m["recall"] == 0.8 and m["false"] == 1 and m["precision"] == 0.8
 
 
-def test_a_flower_labelled_by_its_upper_half_in_rethink_bonus_matches_the_whole_tile():
-    """rethink-bonus boxes flowers and seasons round about their upper half: the whole tile found
-    and read right counts as found there, while the same boxes elsewhere (or a box far larger than
-    the label) do not."""
+def test_a_flower_labelled_by_part_of_the_tile_in_rethink_bonus_matches_the_whole_tile():
+    """rethink-bonus boxes flowers and seasons round part of the tile: the whole tile found and read
+    right counts as found there, while the same boxes elsewhere (or a box far larger than the
+    label) do not."""
     boxes = [LabelledBox("F1", (0, 0, 40, 24)), LabelledBox("1m", (50, 0, 90, 56))]
     pred = {"boxes": [(0, 0, 40, 56), (50, 0, 90, 56)], "codes": ["F1", "1m"], "scores": [0.9, 0.9]}
     rethink = LabelledImage("/d/roboflow-rethink-bonus/images/a.jpg", 640, 640, boxes)
