@@ -235,7 +235,7 @@ def _body(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def _paste(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, int, int, int]:
+def paste(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, int, int, int]:
     h, w = tile.shape[:2]
     H, W = canvas.shape[:2]
     x2, y2 = min(W, x + w), min(H, y + h)
@@ -289,8 +289,8 @@ def single_tiles(codes: list[str], per_code: int, seed: int = 0, backs: int = 0,
                 other = tile_face(codes[int(rng.integers(len(codes)))], rng, fonts[0], hgt)
             else:
                 other = tile_back(rng, hgt)
-            _paste(canvas, _body(other, rng), x - tw - 1, y)
-        box = _paste(canvas, tile, x, y)
+            paste(canvas, _body(other, rng), x - tw - 1, y)
+        box = paste(canvas, tile, x, y)
         c, s = context_crop(canvas, box, context)
         imgs.append(c), labels.append(CLASS_INDEX[code]), sizes.append(s)
     return pack(imgs, labels, sizes, [f"synthetic-{i}" for i in range(len(imgs))], context)
@@ -363,7 +363,7 @@ def render_hand(groups: list[tuple[str, list[str], bool]], seed: int = 0, tile_h
         y = rack - img.shape[0]  # bottoms aligned on the rack line
         shadow = (slice(y + 3, y + img.shape[0] + 3), slice(x + 3, x + img.shape[1] + 3))
         canvas[shadow] = (canvas[shadow] * 0.7).astype(np.uint8)
-        box = _paste(canvas, img, x, y)
+        box = paste(canvas, img, x, y)
         out.tiles.append(RenderedTile(code, box, orient, gi))
         x += step
     for gi, (kind, _, melded) in enumerate(groups):

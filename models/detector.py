@@ -38,7 +38,7 @@ from torch.nn import functional as F
 from datasets.augment import cast_light, photometric
 from datasets.readers import read_yolo
 from datasets.splits import split
-from datasets.synthetic import VERSION as SYNTHETIC_VERSION
+from datasets.synthetic import VERSION as SYNTHETIC_VERSION, paste
 from mjcam.vision.locate import decode
 from models.backbones import MobileNetV2, pretrained
 from models.onnx_io import export_with_metadata, load_weights
@@ -214,6 +214,14 @@ def load_photos(records, max_side: int = 640, turned_sizes: bool = False):
     return out
 
 
+def at_most(canvas: np.ndarray, boxes: np.ndarray, side: int = 640) -> tuple[np.ndarray, np.ndarray]:
+    """A rendered scene and its boxes scaled down so that its long side is at most ``side``."""
+    s = min(1.0, side / max(canvas.shape[:2]))
+    if s < 1:
+        return cv2.resize(canvas, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), boxes * s
+    return canvas, boxes
+
+
 def synthetic_hands(n: int, seed: int, white_dragons: float = 0.0) -> list[tuple[np.ndarray, np.ndarray]]:
     """Rendered hands (a row with melds apart) pasted on a larger table, with their boxes;
     ``white_dragons``: the share of pungs and kongs made of white dragons (else any tile)."""
@@ -246,12 +254,7 @@ def synthetic_hands(n: int, seed: int, white_dragons: float = 0.0) -> list[tuple
         canvas = table_background(rng, ch, cw)
         y, x = int(rng.integers(0, ch - H + 1)), int(rng.integers(0, cw - W + 1))
         canvas[y:y + H, x:x + W] = img
-        boxes = np.float32([t.box for t in hand.tiles]) + np.float32([x, y, x, y])
-        s = min(1.0, 640 / max(ch, cw))
-        if s < 1:
-            canvas = cv2.resize(canvas, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-            boxes = boxes * s
-        out.append((canvas, boxes))
+        out.append(at_most(canvas, np.float32([t.box for t in hand.tiles]) + np.float32([x, y, x, y])))
     return out
 
 
@@ -294,7 +297,7 @@ def synthetic_scenes(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
                     x, y = int(rng.integers(5, 60)), y + int(th_ * rng.uniform(1.3, 2.5))
                 if y + th_ >= H:
                     break
-                boxes.append(_paste_box(canvas, t, x, y))
+                boxes.append(paste(canvas, t, x, y))
                 x += tw_ + int(tw_ * rng.uniform(0.3, 3.0))
         elif mode == 1:  # a plain wall above the table, the hand on the table
             top = int(H * rng.uniform(0.25, 0.55))
@@ -305,7 +308,7 @@ def synthetic_scenes(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
             for t in tiles:
                 if x + t.shape[1] >= W or y + t.shape[0] >= H:
                     break
-                boxes.append(_paste_box(canvas, t, x, y))
+                boxes.append(paste(canvas, t, x, y))
                 x += t.shape[1] + int(rng.integers(0, 4))
         else:  # no tiles: plain light things on the table
             for _ in range(int(rng.integers(1, 4))):
@@ -313,12 +316,7 @@ def synthetic_scenes(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
                 h, w = int(rng.integers(H // 4, H // 2)), int(rng.integers(W // 4, W // 2))
                 y, x = int(rng.integers(0, H - h)), int(rng.integers(0, W - w))
                 canvas[y:y + h, x:x + w] = _plain_region(rng, h, w)
-        b = np.float32(boxes).reshape(-1, 4)
-        s = min(1.0, 640 / max(H, W))
-        if s < 1:
-            canvas = cv2.resize(canvas, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-            b = b * s
-        out.append((canvas, b))
+        out.append(at_most(canvas, np.float32(boxes).reshape(-1, 4)))
     return out
 
 
@@ -361,16 +359,10 @@ def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.nda
             if shadow:
                 k = max(2, h // 15)
                 canvas[y + k:y + h + k, x + k:x + w + k] = (canvas[y + k:y + h + k, x + k:x + w + k] * 0.6).astype(np.uint8)
-            boxes.append(_paste_box(canvas, tile, x, y))
+            boxes.append(paste(canvas, tile, x, y))
             x += w + int(w * gap)
         out.append((canvas, np.float32(boxes).reshape(-1, 4)))
     return out
-
-
-def _paste_box(canvas: np.ndarray, tile: np.ndarray, x: int, y: int) -> tuple[int, int, int, int]:
-    h, w = tile.shape[:2]
-    canvas[y:y + h, x:x + w] = tile
-    return x, y, x + w, y + h
 
 
 def cached_scenes(path: str, make) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -227,6 +227,7 @@ def split_tiles(tiles: tuple[int, ...]) -> tuple[tuple[tuple, ...], int, tuple[i
     i9 = _bisect(tiles, 9)
     i18 = _bisect(tiles, 18, i9)
     i27 = _bisect(tiles, 27, i18)
+    # the three suits' lookups are written out, not looped: this runs for every hand scored
     key = tiles[i27:]
     h = _HONOURS.get(key, False)
     if h is False:

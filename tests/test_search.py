@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from datasets.crops import iou as _iou
 from mjcam.vision.io import load_photo
 from mjcam.vision.pipeline import default_recognizer
 
@@ -21,13 +22,6 @@ def _sample(name: str):
         labels = sorted(json.load(fh)[name], key=lambda t: t[1])
     photo, _ = load_photo(os.path.join(SAMPLES, name))
     return photo, [t[0] for t in labels], np.float32([t[1:] for t in labels])
-
-
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
 def _cloth(h: int, w: int, colour, seed: int = 0) -> np.ndarray:

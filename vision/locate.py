@@ -224,7 +224,6 @@ class LearnedProposer(OnnxStage):
     def __call__(self, image: np.ndarray) -> list[Proposal]:
         h, w = image.shape[:2]
         boxes, scores = _pooled([self.look(image, side) for side in (self.side, *self.extra_sides)])
-        scale = self.side / max(h, w)
         if self.zoom:
             boxes, scores, scale = self._blind(image, boxes, scores)
             zoom = self.zoomed_look(image, boxes, scores, scale)
