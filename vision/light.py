@@ -27,7 +27,7 @@ GAIN_RANGE = (0.6, 1.6)  # and a channel's gain is kept within this
 FEWEST_FACES = 3  # tiles needed to judge the cast by
 
 
-def _lut(image: np.ndarray, gains) -> np.ndarray:
+def relit(image: np.ndarray, gains) -> np.ndarray:
     """The uint8 RGB ``image`` with each channel scaled by its gain (clipped at 255)."""
     ramp = np.arange(256, dtype=np.float32)
     table = np.clip(np.stack([ramp * float(g) for g in gains], axis=1) + 0.5, 0, 255).astype(np.uint8)
@@ -57,7 +57,7 @@ def brightened(image: np.ndarray) -> tuple[np.ndarray, float]:
     if level >= DIM_BELOW:
         return image, 1.0
     gain = min(MAX_GAIN, BRIGHT_TO / max(level, 1.0))
-    return _lut(image, (gain,) * 3), gain
+    return relit(image, (gain,) * 3), gain
 
 
 def face_colour(image: np.ndarray, boxes) -> np.ndarray | None:
@@ -109,4 +109,4 @@ def balanced(image: np.ndarray, boxes) -> tuple[np.ndarray, np.ndarray]:
     gains = cast_gains(image, boxes)
     if np.all(gains == 1):
         return image, gains
-    return _lut(image, gains), gains
+    return relit(image, gains), gains

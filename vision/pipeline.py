@@ -13,6 +13,7 @@ copy that reads best is kept; each stage's seconds are in ``Recognition.elapse``
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -22,7 +23,7 @@ from .locate import BoxRefiner, LearnedProposer
 from .preprocess import shrink
 from .recognition import Recognition, TileRead
 from .stages import (HandGrouper, HandProposer, LoadedPhoto, PhotoLoader, RecognizerConfig, Stages, TileFinder,
-                     TileLayout, TileReader)
+                     TileLayout, TileReader, detail)
 from .stretch import squeezed, sureness
 from .up import UpProbe
 
@@ -100,14 +101,22 @@ class Recognizer:
         smaller copy of it: boxes are reported in the original's pixels)."""
         return self._recognise(self.stages.load(image, full_size, path))
 
-    def _read_copy(self, image: np.ndarray, size: tuple[int, int], path: str | None = None,
-                  elapse: dict[str, float] | None = None) -> Recognition:
-        """The reading of a working copy ``image`` of a photo ``size`` (width, height) large, the
-        copy taken to have the photo's shape (it may be squeezed along one axis): find, read, lay
-        out, group, propose. Each stage's seconds are added to ``elapse``."""
-        s = self.stages
+    def _read_copy(self, image: np.ndarray, loaded: LoadedPhoto, elapse: dict[str, float] | None = None) -> Recognition:
+        """The reading of a working copy ``image`` of the ``loaded`` photo, the copy taken to have
+        the photo's shape (it may be squeezed along one axis): find, read (small tiles from the photo
+        itself, :func:`vision.stages.detail`), lay out, group, propose. Each stage's seconds are added
+        to ``elapse``."""
+        s, size, path = self.stages, loaded.size, loaded.path
         found = s.find(image)
-        read = s.read(found.image, found.proposals)
+        t0 = time.perf_counter()
+        sharp = detail(found.image, found.proposals, loaded, self.config)
+        if sharp is not None:  # small tiles: found and read again on the photo's own pixels ...
+            again = s.find(sharp.image)
+            read = sharp.to_copy(s.read(again.image, again.proposals))
+            # ... and laid out on the copy; the time spent counts as finding
+            found = replace(again, image=found.image, elapse=found.elapse + time.perf_counter() - t0 - read.elapse)
+        else:
+            read = s.read(found.image, found.proposals)
         laid = s.lay_out(found.image, read)
         grouped = s.group(laid)
         proposed = s.propose(found, read, laid, grouped, size, path)
@@ -124,7 +133,7 @@ class Recognizer:
         best, sure, elapse = None, -1.0, {"load": loaded.elapse}
         for fx, fy in loaded.squeezes:
             copy = loaded.image if (fx, fy) == (1.0, 1.0) else squeezed(loaded.image, fx, fy)
-            r = self._read_copy(copy, loaded.size, loaded.path, elapse)
+            r = self._read_copy(copy, loaded, elapse)
             score = sureness(r.tiles, self.config.low_confidence, (fx, fy))
             if score > max(sure, sure * (1 + SQUEEZE_MARGIN)):
                 sure, best = score, r

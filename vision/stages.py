@@ -17,9 +17,12 @@ photo being read until :class:`HandProposer` scales them to the photo's own pixe
 from __future__ import annotations
 
 import functools
+import math
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
+import cv2
 import numpy as np
 
 from .classify import LOW_CONFIDENCE, TileClassifier
@@ -28,7 +31,7 @@ from .io import load_photo
 from .labels import BACK, NOT_A_TILE
 from .layout import (FRAME_NOTES, TOPS, UP_MIN_TILES, hand_frame, holes, orientations, photo_order, reordered,
                      shows_table, spanners_out, straddlers_out, up_decision)
-from .light import balanced, brightened
+from .light import balanced, brightened, relit
 from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
 from .preprocess import shrink
 from .recognition import Recognition, TileRead
@@ -69,6 +72,12 @@ class RecognizerConfig:
     gap_max_not: float = 0.3
     gap_min_conf: float = 0.6
     gap_score: float = 0.5
+    #: read: where the sure tiles' median long side in the working copy is under ``detail_below``
+    #: pixels and the photo has more pixels than the copy, every box is read from the photo itself,
+    #: zoomed so the tiles measure about ``detail_to`` (as far as the photo has the pixels): the
+    #: tiles of a whole-table shot read from all the pixels the camera took
+    detail_below: float = 40.0
+    detail_to: float = 80.0
     #: lay out and group: a tile read below this goes to a person to confirm ...
     low_confidence: float = LOW_CONFIDENCE
     #: ... and so does one the classifier half thinks is no tile at all, however sure its code
@@ -99,6 +108,10 @@ class LoadedPhoto:
     gain: float  # how many times as bright the working copy is
     squeezes: list[tuple[float, float]]  # the copies to read, squeezed (across, down); (1, 1): as it is
     elapse: float = 0.0
+    #: the photo with a long side of at least the pixels asked for, as far as it has them (None: only
+    #: ``photo``), and its largest size (width, height)
+    sharper: Callable[[int], np.ndarray] | None = field(default=None, repr=False)
+    largest: tuple[int, int] = (0, 0)
 
 
 class PhotoLoader:
@@ -113,6 +126,8 @@ class PhotoLoader:
         t0 = time.perf_counter()
         photo, size = load_photo(path, self.config.work_side)
         loaded = self(photo, size, path)
+        if max(size) > max(photo.shape[:2]):
+            loaded.sharper, loaded.largest = functools.partial(_photo_at, path, size), size
         loaded.elapse = time.perf_counter() - t0
         return loaded
 
@@ -126,7 +141,77 @@ class PhotoLoader:
             image, gain = brightened(image)
         factors, surely = stretches(image) if self.config.unstretch else ([], False)
         squeezes = ([] if surely else [(1.0, 1.0)]) + factors
-        return LoadedPhoto(photo, image, size or (w, h), path, gain, squeezes)
+        sharper = (lambda side: photo) if max(h, w) > max(image.shape[:2]) else None
+        return LoadedPhoto(photo, image, size or (w, h), path, gain, squeezes, sharper=sharper, largest=(w, h))
+
+
+def _photo_at(path: str, size: tuple[int, int], side: int) -> np.ndarray:
+    """The photo at ``path`` (``size`` its width and height) with a long side of at least ``side``
+    pixels: at its full size or the half, quarter or eighth a JPEG decodes to directly, the least of
+    those that is large enough (no further scaling)."""
+    long = max(size)
+    for k in (8, 4, 2):
+        if math.ceil(long / k) >= side:
+            return load_photo(path, math.ceil(long / k))[0]
+    return load_photo(path)[0]
+
+
+@dataclass
+class Detail:
+    """Part of the photo at more pixels than the working copy, lit as the copy is: where small tiles
+    are read from. A box in the copy's pixels is ``(box - origin) * zoom`` in ``image``'s."""
+
+    image: np.ndarray
+    origin: tuple[float, float]
+    zoom: float
+
+    def to_copy(self, read: ReadTiles) -> ReadTiles:
+        """Tiles read on ``image`` with their boxes in the copy's pixels."""
+        (x0, y0), k = self.origin, self.zoom
+        for r in read.tiles:
+            b = r.proposal.box
+            r.proposal = replace(r.proposal, box=(b[0] / k + x0, b[1] / k + y0, b[2] / k + x0, b[3] / k + y0))
+        return read
+
+
+#: the detector's boxes at least this sure give the tiles' size that decides on reading from the photo
+DETAIL_SURE = 0.5
+DETAIL_LEAST = 1.25  # ... which is done only where it gives the tiles at least this many times the pixels
+DETAIL_MOST = 6000  # the photo is decoded at most this many pixels long for it (memory)
+
+
+def detail(copy: np.ndarray, proposals: list, loaded: LoadedPhoto, config: RecognizerConfig) -> Detail | None:
+    """Where the tiles the working copy ``copy`` shows are small (``config.detail_below``) and the
+    photo has more pixels: the part of the photo round the ``proposals`` at more pixels (``copy`` may
+    be squeezed from the photo: each axis is scaled on its own), brightened as the copy; None
+    otherwise."""
+    if loaded.sharper is None or not proposals:
+        return None
+    sure = [p.box for p in proposals if p.score >= DETAIL_SURE] or [p.box for p in proposals]
+    tile = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in sure]))
+    if tile >= config.detail_below:
+        return None
+    h, w = copy.shape[:2]
+    W, H = loaded.largest
+    k = min(config.detail_to / max(tile, 1.0), W / w, H / h)
+    if k < DETAIL_LEAST:
+        return None
+    boxes = np.array([p.box for p in proposals], np.float64)
+    x0, y0 = max(0, math.floor(boxes[:, 0].min() - tile)), max(0, math.floor(boxes[:, 1].min() - tile))
+    x1, y1 = min(w, math.ceil(boxes[:, 2].max() + tile)), min(h, math.ceil(boxes[:, 3].max() + tile))
+    if x1 <= x0 or y1 <= y0:
+        return None
+    photo = loaded.sharper(min(DETAIL_MOST, math.ceil(k * max(W, H) * max(w / W, h / H))))
+    ph, pw = photo.shape[:2]
+    sx, sy = pw / w, ph / h
+    k = min(k, sx, sy)
+    part = photo[math.floor(y0 * sy):math.ceil(y1 * sy), math.floor(x0 * sx):math.ceil(x1 * sx)]
+    size = (max(1, round((x1 - x0) * k)), max(1, round((y1 - y0) * k)))
+    grow = size[0] > part.shape[1]
+    part = cv2.resize(part, size, interpolation=cv2.INTER_LINEAR if grow else cv2.INTER_AREA)
+    if loaded.gain != 1:
+        part = relit(part, (loaded.gain,) * 3)
+    return Detail(part, (float(x0), float(y0)), k)
 
 
 # ---------------------------------------------------------------- find
