@@ -30,6 +30,10 @@ GAP_MIN, GAP_MAX = 0.75, 1.4  # a gap in a row this many tile widths wide may ho
 #: a box read ``back`` whose middle is within this RGB distance of the table just above it and
 #: just below it shows table (a gap between melds), not a face-down tile: :func:`shows_table`
 TABLE_LIKE = 30.0
+#: a box read as a blank white dragon that shows table (:func:`shows_table`) is kept only where its
+#: upper or lower side shows a tile's outline: a change of this much brightness (a 3x3 Sobel step,
+#: per pixel) across it (:func:`outlined`); the cloth between tiles laid apart shows only its grain
+OUTLINE = 10.0
 SPAN_PART, SPAN_SURE = 0.7, 0.5  # see spanners_out
 STRADDLE = 0.7  # a box this close (in steps) to two likelier tiles on either side lies across them
 ROWS_ACROSS = 0.8  # a tile's nearest neighbour across this much nearer than its nearest one down: rows run across
@@ -400,6 +404,36 @@ def shows_table(image: np.ndarray, box: Box,
     middle = np.median(mid.reshape(-1, mid.shape[-1]), axis=0)
     around = _table_around(image, box, others)
     return bool(around) and all(float(np.linalg.norm(t - middle)) < TABLE_LIKE for t in around)
+
+
+def outlined(image: np.ndarray, box: Box) -> bool:
+    """Whether the box's upper or lower side lies on an outline: near the side (an eighth of the
+    box's height either way), each of the box's middle columns (a tenth of its width off each end)
+    has its strongest change of brightness down the photo; the median of those reaches ``OUTLINE``.
+
+    >>> cloth = np.full((60, 100, 3), 230, np.uint8)
+    >>> outlined(cloth, (40, 20, 60, 40))
+    False
+    >>> cloth[40:44, 35:65] = 120  # a tile's shadow along its lower side
+    >>> outlined(cloth, (40, 20, 60, 40))
+    True
+    """
+    x0, y0, x1, y1 = (float(v) for v in box)
+    H, W = image.shape[:2]
+    band = max(2, int((y1 - y0) / 8))
+    xa, xb = max(0, int(x0 + (x1 - x0) / 10)), min(W, int(x1 - (x1 - x0) / 10))
+    if xb <= xa:
+        return True
+    for side in (y0, y1):
+        ya, yb = max(0, int(side) - band - 1), min(H, int(side) + band + 2)
+        if yb - ya < 3:
+            continue
+        grey = image[ya:yb, max(0, xa - 1):min(W, xb + 1)].astype(np.float32).mean(axis=2)
+        down = grey[2:] - grey[:-2]  # a 3x3 Sobel step down the photo, over 4
+        step = np.abs(down[:, :-2] + 2 * down[:, 1:-1] + down[:, 2:]) / 4
+        if step.size and float(np.median(step.max(axis=0))) >= OUTLINE:
+            return True
+    return False
 
 
 def _free(others: list[Box], ya: int, yb: int, xa: int, xb: int) -> np.ndarray:

@@ -25,18 +25,22 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
+from mjcam.scoring.tiles import DRAGONS
+
 from .classify import LOW_CONFIDENCE, TileClassifier
 from .group import MeldGrouper, MeldGuess, TileObs, hand_and_strays, reading_order
 from .io import load_photo
 from .labels import BACK, NOT_A_TILE
-from .layout import (FRAME_NOTES, TOPS, UP_MIN_TILES, hand_frame, holes, orientations, photo_order, reordered,
-                     shows_table, spanners_out, straddlers_out, up_decision)
+from .layout import (FRAME_NOTES, TOPS, UP_MIN_TILES, hand_frame, holes, orientations, outlined, photo_order,
+                     reordered, shows_table, spanners_out, straddlers_out, up_decision)
 from .light import balanced, brightened, relit
 from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
 from .preprocess import shrink
 from .recognition import Recognition, TileRead
 from .stretch import stretches
 from .up import UpProbe
+
+WHITE = DRAGONS[2]  # a blank white dragon looks like plain cloth: see TileReader
 
 
 @dataclass(frozen=True)
@@ -322,8 +326,10 @@ class TileReader:
         kept = [kept[k] for k in spanners_out([r.proposal.box for r in kept], [r.confidence for r in kept])]
         if c.fill_gaps:
             kept += self._read_gaps(image, [r.proposal.box for r in kept])
-        # a face-down tile that is only the table seen between two melds
-        kept = [r for i, r in enumerate(kept) if r.code != BACK
+        # a face-down tile that is only the table seen between two melds, a blank white dragon
+        # that is only cloth between tiles laid apart (no outline)
+        kept = [r for i, r in enumerate(kept) if r.code not in (BACK, WHITE)
+                or (r.code == WHITE and outlined(image, r.proposal.box))
                 or not shows_table(image, r.proposal.box, [o.proposal.box for j, o in enumerate(kept) if j != i])]
         return ReadTiles(kept)
 
