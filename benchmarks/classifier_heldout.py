@@ -1,7 +1,7 @@
 """The tile classifier on held-out tiles, beside the one it replaces, on the same boxes.
 
     python -m benchmarks.classifier_heldout --data ../shared/data [--model X.onnx]
-        [--baseline Y.onnx] [--limit N]
+        [--baseline Y.onnx] [--limit N] [--turns]
 
 Tiles: the labelled boxes of photos that neither trained nor tuned the model (``datasets.splits``):
 
@@ -10,6 +10,8 @@ Tiles: the labelled boxes of photos that neither trained nor tuned the model (``
 - ``rethink test``: the held-out share of ``roboflow-rethink-bonus``'s photos;
 - ``unseen set``: a whole tile set held out (the ``home-mj`` photos and their turned copies);
 - ``flowers/seasons``: the bonus tiles among all of those.
+
+``--turns``: the HK valid tiles read with the photo turned a quarter, a half and three quarters.
 
 Each classifier reads each box as the recogniser hands it over (``TileClassifier.classify_boxes``:
 the crop cut from the photo at the classifier's own input size). ``--baseline``: another
@@ -34,15 +36,40 @@ from mjcam.vision.classify import DEFAULT_MODEL, TileClassifier
 BONUS = set(FLOWERS + SEASONS)
 
 
-def read_all(clf: TileClassifier, records) -> list[tuple[str, tuple[str, ...]]]:
-    """(code read, labelled codes) of every labelled tile of ``records``."""
+#: the photo turned a quarter, a half and three quarters (``--turns``): where its tiles then stand
+#: sideways or upside down
+TURNS = ("upright", "quarter turn", "half turn", "three quarters")
+
+
+def turned(image: np.ndarray, boxes, quarters: int):
+    """The photo turned ``quarters`` quarter turns anticlockwise, and its boxes turned with it.
+
+    >>> im = np.zeros((2, 3, 3), np.uint8); im[0, 2] = 9  # top right
+    >>> t, b = turned(im, [(2, 0, 3, 1)], 1)
+    >>> int(t[0, 0, 0]), b  # now top left
+    (9, [(0, 0, 1, 1)])
+    >>> t, b = turned(im, [(2, 0, 3, 1)], 2)
+    >>> int(t[1, 0, 0]), b  # bottom left
+    (9, [(0, 1, 1, 2)])
+    """
+    h, w = image.shape[:2]
+    boxes = list(boxes)
+    for _ in range(quarters % 4):  # (x, y) goes to (y, w - x)
+        boxes = [(y1, w - x2, y2, w - x1) for x1, y1, x2, y2 in boxes]
+        w, h = h, w
+    return np.ascontiguousarray(np.rot90(image, quarters)), boxes
+
+
+def read_all(clf: TileClassifier, records, quarters: int = 0) -> list[tuple[str, tuple[str, ...]]]:
+    """(code read, labelled codes) of every labelled tile of ``records`` (each photo turned
+    ``quarters`` quarter turns first)."""
     out = []
     for r in records:
         tiles = r.tiles()
         if not tiles:
             continue
-        image = load_rgb(r.path)
-        labels = clf.classify_boxes(image, [box for box, _ in tiles])
+        image, boxes = turned(load_rgb(r.path), [box for box, _ in tiles], quarters)
+        labels = clf.classify_boxes(image, boxes)
         out += [(lab.code, codes) for lab, (_, codes) in zip(labels, tiles)]
     return out
 
@@ -75,6 +102,9 @@ def main(argv=None) -> None:
     ap.add_argument("--model", default=DEFAULT_MODEL, help="the classifier to judge (default: the shipped one)")
     ap.add_argument("--baseline", help="another classifier file to read beside it")
     ap.add_argument("--limit", type=int, help="at most this many photos of each set")
+    ap.add_argument("--turns", action="store_true",
+                    help="only the HK valid tiles, read with the photo upright and turned a quarter, a half "
+                         "and three quarters (tiles lying sideways, upside down)")
     a = ap.parse_args(argv)
     s = split(a.data)
     valid = mended(s.hk_valid)
@@ -90,6 +120,11 @@ def main(argv=None) -> None:
     systems = {"mjcam": TileClassifier(a.model)}
     if a.baseline:
         systems["baseline"] = TileClassifier(a.baseline)
+    if a.turns:
+        print("HK valid tiles, the photo turned:")
+        for name, clf in systems.items():
+            print(name, "  ".join(f"{t}: {figure(read_all(clf, sets['HK valid'], q))}" for q, t in enumerate(TURNS)))
+        return
     rows = {}
     for name, clf in systems.items():
         reads = {k: read_all(clf, v) for k, v in sets.items()}
