@@ -327,7 +327,7 @@ def test_a_hand_small_in_the_photo_is_looked_at_again_zoomed():
     table[1600:2240, 1600:2240] = load_photo(HONOURS)[0]
     shipped = default_recognizer()
     at_once = Recognizer(classifier=shipped.classifier, proposers=[LearnedProposer(zoom=False)],
-                         refiner=shipped.refiner)
+                         refiner=shipped.refiner, detail_below=0)  # (no second look on the photo's pixels)
     want = "1s 1s 9s 1m 9m 1p 9p Wd Rd Gd E S W N".split()
     assert len(at_once.read(table).tiles) < 10
     rec = shipped.read(table)
@@ -554,7 +554,8 @@ def test_the_recognisers_settings_are_pinned():
         "work_side": 1600, "brighten": True, "unstretch": True, "balance": True, "proposal_iou": 0.6,
         "drop_not_a_tile": 0.5, "sure_tile": 0.6, "sure_not_a_tile": 0.85, "duplicate_iou": 0.25,
         "duplicate_core": 0.6, "fill_gaps": True, "fill_grid": True, "gap_max_not": 0.3, "gap_min_conf": 0.6,
-        "gap_score": 0.5, "low_confidence": 0.8, "doubtful_not_a_tile": 0.25}
+        "gap_score": 0.5, "detail_below": 40.0, "detail_to": 80.0, "low_confidence": 0.8,
+        "doubtful_not_a_tile": 0.25}
     assert Recognizer(fill_grid=False, up=None).config.fill_grid is False
     with pytest.raises(TypeError):
         Recognizer(thorough=True)  # settings are the config's fields, no others

@@ -142,3 +142,30 @@ def test_a_hand_low_across_a_photo_of_the_room_is_read_and_the_wall_is_no_giant_
         assert max(_iou(t, f.box) for f in hand) >= 0.5
     tile = 34 * 2.5
     assert all(max(t.box[2] - t.box[0], t.box[3] - t.box[1]) <= 2 * tile for t in rec.tiles)
+
+
+def test_small_tiles_are_looked_at_again_on_the_part_of_the_photo_round_them():
+    """``vision.stages.detail``: tiles 20 px long in a 400 x 300 copy of a 1600 x 1200 photo are
+    looked at again on the photo's pixels round them, zoomed 4 times (80 px, as far as the photo
+    has the pixels), and tiles found there map back onto the copy; tiles 60 px long, or a photo
+    with no more pixels than the copy, are not."""
+    from mjcam.vision.locate import Proposal
+    from mjcam.vision.stages import LoadedPhoto, ReadTiles, RecognizerConfig, TileReading, detail
+
+    photo = _cloth(1200, 1600, (40, 110, 60))
+    photo[400:480, 600:660] = 250  # a tile, 80 px tall in the photo
+    copy = cv2.resize(photo, (400, 300), interpolation=cv2.INTER_AREA)
+    loaded = LoadedPhoto(photo, copy, (1600, 1200), None, 1.0, [(1.0, 1.0)], sharper=lambda side: photo,
+                         largest=(1600, 1200))
+    small = [Proposal((150.0, 100.0, 165.0, 120.0), 0.9, "learned"), Proposal((170.0, 100.0, 185.0, 120.0), 0.9, "learned")]
+    d = detail(copy, small, loaded, RecognizerConfig())
+    assert d is not None and d.zoom == pytest.approx(4.0)
+    assert d.origin == (130.0, 80.0)  # a tile's length round the boxes
+    assert d.image.shape[:2] == (round((140 - 80) * 4), round((205 - 130) * 4))
+    assert d.image[(100 - 80) * 4 + 10, (150 - 130) * 4 + 10].min() >= 240  # the tile, at the photo's pixels
+    read = ReadTiles([TileReading(Proposal((80.0, 80.0, 140.0, 160.0), 0.9, "learned"), "Wd", 0.9, [], 0.0)])
+    assert d.to_copy(read).tiles[0].proposal.box == pytest.approx((150.0, 100.0, 165.0, 120.0))
+    large = [Proposal((100.0, 100.0, 145.0, 160.0), 0.9, "learned")]
+    assert detail(copy, large, loaded, RecognizerConfig()) is None
+    as_large = LoadedPhoto(copy, copy, (400, 300), None, 1.0, [(1.0, 1.0)])
+    assert detail(copy, small, as_large, RecognizerConfig()) is None

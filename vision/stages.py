@@ -29,7 +29,7 @@ from mjcam.scoring.tiles import DRAGONS
 
 from .classify import LOW_CONFIDENCE, TileClassifier
 from .group import MeldGrouper, MeldGuess, TileObs, hand_and_strays, reading_order
-from .io import load_photo
+from .io import ImageError, load_photo
 from .labels import BACK, NOT_A_TILE
 from .layout import (FRAME_NOTES, TOPS, UP_MIN_TILES, hand_frame, holes, orientations, outlined, photo_order,
                      reordered, shows_table, spanners_out, straddlers_out, up_decision)
@@ -76,10 +76,10 @@ class RecognizerConfig:
     gap_max_not: float = 0.3
     gap_min_conf: float = 0.6
     gap_score: float = 0.5
-    #: read: where the sure tiles' median long side in the working copy is under ``detail_below``
-    #: pixels and the photo has more pixels than the copy, every box is read from the photo itself,
-    #: zoomed so the tiles measure about ``detail_to`` (as far as the photo has the pixels): the
-    #: tiles of a whole-table shot read from all the pixels the camera took
+    #: find and read: where the sure tiles' median long side in the working copy is under
+    #: ``detail_below`` pixels and the photo has more pixels than the copy, the tiles are found and
+    #: read again on the part of the photo round them, zoomed so they measure about ``detail_to``
+    #: (as far as the photo has the pixels): a whole-table shot read from every pixel the camera took
     detail_below: float = 40.0
     detail_to: float = 80.0
     #: lay out and group: a tile read below this goes to a person to confirm ...
@@ -162,8 +162,9 @@ def _photo_at(path: str, size: tuple[int, int], side: int) -> np.ndarray:
 
 @dataclass
 class Detail:
-    """Part of the photo at more pixels than the working copy, lit as the copy is: where small tiles
-    are read from. A box in the copy's pixels is ``(box - origin) * zoom`` in ``image``'s."""
+    """Part of the photo at more pixels than the working copy, brightened as the copy is: where
+    small tiles are found and read. A box in the copy's pixels is ``(box - origin) * zoom`` in
+    ``image``'s."""
 
     image: np.ndarray
     origin: tuple[float, float]
@@ -205,7 +206,10 @@ def detail(copy: np.ndarray, proposals: list, loaded: LoadedPhoto, config: Recog
     x1, y1 = min(w, math.ceil(boxes[:, 2].max() + tile)), min(h, math.ceil(boxes[:, 3].max() + tile))
     if x1 <= x0 or y1 <= y0:
         return None
-    photo = loaded.sharper(min(DETAIL_MOST, math.ceil(k * max(W, H) * max(w / W, h / H))))
+    try:
+        photo = loaded.sharper(min(DETAIL_MOST, math.ceil(k * max(W, H) * max(w / W, h / H))))
+    except ImageError:  # (too large to decode at that size: the copy is read as it is)
+        return None
     ph, pw = photo.shape[:2]
     sx, sy = pw / w, ph / h
     k = min(k, sx, sy)
