@@ -68,12 +68,14 @@ def test_a_hand_pasted_small_or_large_anywhere_in_a_12_mp_photo_is_found_tile_by
 
 @pytest.mark.parametrize("cloth", [(40, 110, 60), (205, 200, 190), (236, 236, 232)])
 @pytest.mark.parametrize("gap", [0.6, 1.0, 1.6])
-def test_tiles_laid_apart_on_a_plain_cloth_are_found_and_the_cloth_between_is_no_tile(cloth, gap):
-    """The sample's tiles cut out and laid in a row ``gap`` tile widths apart on a green, a
+@pytest.mark.parametrize("name", ["hand-pungs.jpg", "hand-honours.jpg"])
+def test_tiles_laid_apart_on_a_plain_cloth_are_found_and_the_cloth_between_is_no_tile(name, cloth, gap):
+    """A sample's tiles cut out and laid in a row ``gap`` tile widths apart on a green, a
     light grey and a near-white cloth, each with the thin shadow a tile's body casts: the cloth
-    between them, a tile's width or wider, is no white dragon, and each tile is found once (one
-    found box holds its centre) and read as labelled."""
-    photo, codes, boxes = _sample("hand-pungs.jpg")
+    between them, a tile's width or wider, is no white dragon, while the white dragon among the
+    honours is one; each tile is found once (one found box holds its centre) and read as
+    labelled."""
+    photo, codes, boxes = _sample(name)
     canvas = _cloth(700, 1800, cloth)
     truth, x = [], 30
     for b in boxes.astype(int):
