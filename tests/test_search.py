@@ -47,7 +47,7 @@ def test_a_hand_pasted_small_or_large_anywhere_in_a_12_mp_photo_is_found_tile_by
     """The sample hand (14 tiles in a row, labelled boxes) scaled so its tiles are ``tile`` pixels
     tall in the copy the recogniser looks at (a 4000 x 3000 photo is looked at 1600 x 1200) and
     pasted near a corner, in the middle or near the far corner: each tile found once, on its
-    labelled box, the boxes given in the photo's own pixels, and read as labelled (tiles under 40
+    labelled box, the boxes given in the photo's own pixels, and read as labelled (tiles under 64
     pixels are found and read again on the photo's own pixels)."""
     photo, codes, boxes = _sample("hand-honours.jpg")
     h0 = float(np.median(boxes[:, 3] - boxes[:, 1]))
@@ -149,7 +149,7 @@ def test_a_hand_low_across_a_photo_of_the_room_is_read_and_the_wall_is_no_giant_
 def test_small_tiles_are_looked_at_again_on_the_part_of_the_photo_round_them():
     """``vision.stages.detail``: tiles 20 px long in a 400 x 300 copy of a 1600 x 1200 photo are
     looked at again on the photo's pixels round them, zoomed 4 times (80 px, as far as the photo
-    has the pixels), and tiles found there map back onto the copy; tiles 60 px long, or a photo
+    has the pixels), and tiles found there map back onto the copy; tiles 80 px long, or a photo
     with no more pixels than the copy, are not."""
     from mjcam.vision.locate import Proposal
     from mjcam.vision.stages import LoadedPhoto, ReadTiles, RecognizerConfig, TileReading, detail
@@ -167,7 +167,22 @@ def test_small_tiles_are_looked_at_again_on_the_part_of_the_photo_round_them():
     assert d.image[(100 - 80) * 4 + 10, (150 - 130) * 4 + 10].min() >= 240  # the tile, at the photo's pixels
     read = ReadTiles([TileReading(Proposal((80.0, 80.0, 140.0, 160.0), 0.9, "learned"), "Wd", 0.9, [], 0.0)])
     assert d.to_copy(read).tiles[0].proposal.box == pytest.approx((150.0, 100.0, 165.0, 120.0))
-    large = [Proposal((100.0, 100.0, 145.0, 160.0), 0.9, "learned")]
+    large = [Proposal((100.0, 100.0, 160.0, 180.0), 0.9, "learned")]
     assert detail(copy, large, loaded, RecognizerConfig()) is None
     as_large = LoadedPhoto(copy, copy, (400, 300), None, 1.0, [(1.0, 1.0)])
     assert detail(copy, small, as_large, RecognizerConfig()) is None
+
+
+def test_a_laid_out_hand_photographed_with_the_whole_table_groups_as_it_does_close_up():
+    """The layout sample (melds apart, a claimed tile of each lying sideways, a concealed kong)
+    at its own pixels in a 12 MP photo of a plain table, its tiles about 48 px tall in the copy
+    looked at: read and grouped as the sample itself is, the claimed tiles seen lying sideways."""
+    sample = os.path.join(SAMPLES, "hand-layout.jpg")
+    photo, _ = load_photo(sample)
+    big = _cloth(3000, 4000, (40, 110, 60))
+    h, w = photo.shape[:2]
+    big[1400:1400 + h, 1500:1500 + w] = photo
+    close, far = default_recognizer()(sample), default_recognizer().read(big)
+    assert far.hand == close.hand
+    assert [t.orientation for t in sorted(far.tiles, key=lambda t: t.box[0])] == \
+        [t.orientation for t in sorted(close.tiles, key=lambda t: t.box[0])]

@@ -80,7 +80,7 @@ class RecognizerConfig:
     #: ``detail_below`` pixels and the photo has more pixels than the copy, the tiles are found and
     #: read again on the part of the photo round them, zoomed so they measure about ``detail_to``
     #: (as far as the photo has the pixels): a whole-table shot read from every pixel the camera took
-    detail_below: float = 40.0
+    detail_below: float = 64.0
     detail_to: float = 80.0
     #: lay out and group: a tile read below this goes to a person to confirm ...
     low_confidence: float = LOW_CONFIDENCE
