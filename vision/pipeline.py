@@ -110,12 +110,13 @@ class Recognizer:
         found = s.find(image)
         t0 = time.perf_counter()
         sharp = detail(found.image, found.proposals, loaded, self.config)
+        read = None
         if sharp is not None:  # small tiles: found and read again on the photo's own pixels ...
             again = s.find(sharp.image)
             read = sharp.to_copy(s.read(again.image, again.proposals))
-            # ... and laid out on the copy; the time spent counts as finding
-            found = replace(again, image=found.image, elapse=found.elapse + time.perf_counter() - t0 - read.elapse)
-        else:
+            if read.tiles:  # ... and laid out on the copy; the time spent counts as finding
+                found = replace(again, image=found.image, elapse=found.elapse + time.perf_counter() - t0 - read.elapse)
+        if read is None or not read.tiles:
             read = s.read(found.image, found.proposals)
         laid = s.lay_out(found.image, read)
         grouped = s.group(laid)
