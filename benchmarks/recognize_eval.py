@@ -61,8 +61,8 @@ Printed per system:
   included) at the photos' own size (640x640) and on 12 MP upscaled copies of the first
   ``--timing`` photos (with all-held-out, a third of them from each part), and each process's peak
   memory; a part's time is its photos' own times and its share of loading the models. The 12 MP
-  timing runs ``--rounds`` times, the systems taking turns (one after the other, round after
-  round), and each system's quickest round counts: a machine that slows down or speeds up during
+  timing runs ``--rounds`` times, the systems taking turns (one after the other, which goes first
+  changing round by round), and each system's quickest round counts: a machine that slows down or speeds up during
   the run then favours neither.
 """
 
@@ -792,8 +792,8 @@ def evaluate(args, folder: str) -> None:
         boxed = {r.path for p in parts if p.letterboxed for r in p.records}
         with tempfile.TemporaryDirectory() as tmp:
             big = upscaled(timed, tmp, boxed)
-            for _ in range(max(1, args.rounds)):
-                for name, system, detector in cols:
+            for k in range(max(1, args.rounds)):
+                for name, system, detector in (cols if k % 2 == 0 else cols[::-1]):  # each goes first in turn
                     res = launch(system, big, detector)
                     f = figures[name]
                     f["s_per_photo_12mp"] = min(f.get("s_per_photo_12mp", math.inf), res["seconds"] / len(big))

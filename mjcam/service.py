@@ -94,9 +94,10 @@ class Reading:
 
 def read_photo(path: str, *, annotate: str | None = None, recognizer=None, decode=None) -> Reading:
     """The photo at ``path`` read by ``recognizer`` (default: the shipped models, loaded once per
-    process). ``decode(path, side)`` gives the picture, at most ``side`` pixels long, and the
-    photo's own size (default :func:`mjcam.vision.io.load_photo`; the table app decodes on a thread
-    of its own). With ``annotate``, the picture with the reading drawn on it is written there.
+    process). ``decode(path, side, reduce=1)`` gives the picture, at most ``side`` pixels long (or
+    reduced ``reduce`` times), and the photo's own size (default :func:`mjcam.vision.io.load_photo`;
+    the table app decodes on a thread of its own); where the tiles come out small the recogniser
+    decodes the photo again with it, at more pixels. With ``annotate``, the picture with the reading drawn on it is written there.
     Raises :class:`mjcam.vision.io.ImageError` for a photo that cannot be read or written, and
     :class:`mjcam.vision.classify.ModelError` where the models cannot be loaded."""
     from mjcam.vision.io import load_photo
@@ -105,7 +106,7 @@ def read_photo(path: str, *, annotate: str | None = None, recognizer=None, decod
 
     recognizer = recognizer or default_recognizer()
     image, size = (decode or load_photo)(path, getattr(recognizer, "work_side", WORK_SIDE))
-    reading = Reading(image, recognizer.read(image, size, path))
+    reading = Reading(image, recognizer.read(image, size, path, decode=decode or load_photo))
     if annotate:
         from mjcam.vision.annotate import save_annotated
 

@@ -85,9 +85,14 @@ def quantize(src: str, out: str, inputs: list, keep_float=()) -> None:
         def get_next(self):
             return next(self._it, None)
 
+    if not inputs:
+        raise SystemExit(f"no calibration inputs for {src}: are the training photos under --data?")
     with tempfile.TemporaryDirectory() as tmp:
         pre = os.path.join(tmp, "pre.onnx")
         quant_pre_process(src, pre)
+        missing = set(keep_float) - {n.name for n in onnx.load(pre).graph.node}
+        if missing:
+            raise SystemExit(f"{src}: no nodes named {', '.join(sorted(missing))} to leave in floating point")
         quantize_static(pre, out, Feeds(), quant_format=QuantFormat.QDQ, per_channel=True,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                         nodes_to_exclude=list(keep_float))
@@ -107,6 +112,8 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     from models.registry import SHIPPED
 
+    if os.path.abspath(a.out_dir) == os.path.dirname(SHIPPED["classifier"].path):
+        raise SystemExit("--out-dir: a folder other than the shipped models' (they are read to calibrate)")
     os.makedirs(a.out_dir, exist_ok=True)
     classifier, detector = calibration_inputs(a.data, a.photos, a.seed)
     print(f"calibration inputs: classifier {len(classifier)} batches, detector {len(detector)} looks")

@@ -149,40 +149,65 @@ def test_a_hand_low_across_a_photo_of_the_room_is_read_and_the_wall_is_no_giant_
 def test_small_tiles_are_looked_at_again_on_the_part_of_the_photo_round_them():
     """``vision.stages.detail``: tiles 20 px long in a 400 x 300 copy of a 1600 x 1200 photo are
     looked at again on the photo's pixels round them, zoomed 4 times (80 px, as far as the photo
-    has the pixels), and tiles found there map back onto the copy; tiles 80 px long, or a photo
-    with no more pixels than the copy, are not."""
+    has the pixels), and tiles found there map back onto the copy; tiles 80 px long, fewer than
+    three sure tiles, or a photo with no more pixels than the copy, are not."""
     from mjcam.vision.locate import Proposal
-    from mjcam.vision.stages import LoadedPhoto, ReadTiles, RecognizerConfig, TileReading, detail
+    from mjcam.vision.stages import LoadedPhoto, RecognizerConfig, detail
 
     photo = _cloth(1200, 1600, (40, 110, 60))
     photo[400:480, 600:660] = 250  # a tile, 80 px tall in the photo
     copy = cv2.resize(photo, (400, 300), interpolation=cv2.INTER_AREA)
     loaded = LoadedPhoto(photo, copy, (1600, 1200), None, 1.0, [(1.0, 1.0)], sharper=lambda side: photo,
                          largest=(1600, 1200))
-    small = [Proposal((150.0, 100.0, 165.0, 120.0), 0.9, "learned"), Proposal((170.0, 100.0, 185.0, 120.0), 0.9, "learned")]
+    small = [Proposal((150.0 + 20 * i, 100.0, 165.0 + 20 * i, 120.0), 0.9, "learned") for i in range(3)]
     d = detail(copy, small, loaded, RecognizerConfig())
     assert d is not None and d.zoom == pytest.approx(4.0)
     assert d.origin == (130.0, 80.0)  # a tile's length round the boxes
-    assert d.image.shape[:2] == (round((140 - 80) * 4), round((205 - 130) * 4))
+    assert d.image.shape[:2] == (round((140 - 80) * 4), round((225 - 130) * 4))
     assert d.image[(100 - 80) * 4 + 10, (150 - 130) * 4 + 10].min() >= 240  # the tile, at the photo's pixels
-    read = ReadTiles([TileReading(Proposal((80.0, 80.0, 140.0, 160.0), 0.9, "learned"), "Wd", 0.9, [], 0.0)])
-    assert d.to_copy(read).tiles[0].proposal.box == pytest.approx((150.0, 100.0, 165.0, 120.0))
-    large = [Proposal((100.0, 100.0, 160.0, 180.0), 0.9, "learned")]
+    back = d.to_copy(Proposal((80.0, 80.0, 140.0, 160.0), 0.9, "learned"))
+    assert back.box == pytest.approx((150.0, 100.0, 165.0, 120.0))
+    large = [Proposal((100.0 + 70 * i, 100.0, 160.0 + 70 * i, 180.0), 0.9, "learned") for i in range(3)]
     assert detail(copy, large, loaded, RecognizerConfig()) is None
+    assert detail(copy, small[:2], loaded, RecognizerConfig()) is None
     as_large = LoadedPhoto(copy, copy, (400, 300), None, 1.0, [(1.0, 1.0)])
     assert detail(copy, small, as_large, RecognizerConfig()) is None
 
 
-def test_a_laid_out_hand_photographed_with_the_whole_table_groups_as_it_does_close_up():
+@pytest.mark.parametrize("orientation", [1, 6])
+def test_a_laid_out_hand_photographed_with_the_whole_table_groups_as_it_does_close_up(tmp_path, orientation):
     """The layout sample (melds apart, a claimed tile of each lying sideways, a concealed kong)
-    at its own pixels in a 12 MP photo of a plain table, its tiles about 48 px tall in the copy
-    looked at: read and grouped as the sample itself is, the claimed tiles seen lying sideways."""
+    at its own pixels in a 12 MP JPEG of a plain table, its tiles about 48 px tall in the copy
+    looked at, read as ``mjcam photo`` reads a file: its face-up tiles found where the sample lies
+    and read as the sample's are, the claimed tiles seen lying sideways; and as taken, the hand
+    grouped as the sample's is. Stored turned a quarter with EXIF saying so, the same tiles come
+    out in the same places (a face-down end of the kong may be missed there: the card's known
+    weakness with face-down tiles)."""
+    from PIL import Image
+
+    from mjcam.service import read_photo
+
     sample = os.path.join(SAMPLES, "hand-layout.jpg")
     photo, _ = load_photo(sample)
     big = _cloth(3000, 4000, (40, 110, 60))
     h, w = photo.shape[:2]
     big[1400:1400 + h, 1500:1500 + w] = photo
-    close, far = default_recognizer()(sample), default_recognizer().read(big)
-    assert far.hand == close.hand
-    assert [t.orientation for t in sorted(far.tiles, key=lambda t: t.box[0])] == \
-        [t.orientation for t in sorted(close.tiles, key=lambda t: t.box[0])]
+    path = str(tmp_path / "table.jpg")
+    if orientation == 1:
+        Image.fromarray(big).save(path, quality=92)
+    else:  # stored a quarter turned anticlockwise, and EXIF says to turn it back
+        exif = Image.Exif()
+        exif[0x0112] = orientation
+        Image.fromarray(np.ascontiguousarray(np.rot90(big, 1))).save(path, quality=92, exif=exif)
+    close, far = default_recognizer()(sample), read_photo(path).recognition
+    assert (far.width, far.height) == (4000, 3000)
+
+    def face_up(rec):
+        return [t for t in sorted(rec.tiles, key=lambda t: t.box[0]) if t.code != "back"]
+
+    got, want = face_up(far), face_up(close)
+    assert [(t.code, t.orientation) for t in got] == [(t.code, t.orientation) for t in want]
+    for g, t in zip(got, want):  # where the sample lies in the photo, to a few pixels
+        assert np.abs(np.subtract(g.box, t.box) - [1500, 1400, 1500, 1400]).max() < 15, (g, t)
+    if orientation == 1:
+        assert far.hand == close.hand

@@ -147,12 +147,13 @@ def _converted(im, f: int) -> np.ndarray:
     return out
 
 
-def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tuple[int, int]]:
+def load_photo(path: str, max_side: int | None = None, reduce: int = 1) -> tuple[np.ndarray, tuple[int, int]]:
     """The picture as an RGB array whose long side is at most ``max_side`` (JPEGs are decoded at
     reduced size directly, which saves time and memory on 12 MP photos; other pictures are turned
     into RGB and scaled down a tile at a time, see :func:`_converted`), and the full size
     (width, height) as a person sees it. Boxes found on the array scale back by
-    ``width / array.shape[1]``."""
+    ``width / array.shape[1]``. ``reduce`` (2, 4 or 8; with no ``max_side``): the picture at that
+    fraction of its size exactly as the JPEG decoder gives it (other pictures: blocks averaged)."""
     from PIL import Image, UnidentifiedImageError
 
     if not os.path.exists(path):
@@ -178,12 +179,14 @@ def load_photo(path: str, max_side: int | None = None) -> tuple[np.ndarray, tupl
                 if max_side and max(w, h) > max_side and im.format in ("JPEG", "MPO"):
                     s = max_side / max(w, h)  # decoded at 1/2, 1/4 or 1/8 of its size directly
                     im.draft("RGB", (math.ceil(w * s), math.ceil(h * s)))
+                elif reduce > 1 and im.format in ("JPEG", "MPO"):
+                    im.draft("RGB", (max(1, w // reduce), max(1, h // reduce)))
                 need, advice = _decode_bytes(im, (w, h))
                 if need > DECODE_BUDGET:
                     raise ImageError(f"{path}: a {w}x{h} {im.format} takes {need / 2 ** 30:.1f} GB to decode, "
                                      f"over the {DECODE_BUDGET / 2 ** 30:.1f} GB allowed; {advice}", "too-large")
                 im.load()  # decoded as stored: at most 4 bytes a pixel
-                f = max(1, max(im.size) // max_side) if max_side else 1
+                f = max(1, max(im.size) // max_side) if max_side else max(1, reduce if im.size == (w, h) else 1)
                 arr = _converted(im, f)
     except ImageError:
         raise

@@ -16,14 +16,15 @@ import threading
 import time
 from dataclasses import replace
 
+import cv2
 import numpy as np
 
 from .classify import TileClassifier, TileLabel
 from .locate import BoxRefiner, LearnedProposer
 from .preprocess import shrink
 from .recognition import Recognition, TileRead
-from .stages import (HandGrouper, HandProposer, LoadedPhoto, PhotoLoader, RecognizerConfig, Stages, TileFinder,
-                     TileLayout, TileReader, detail)
+from .stages import (DETAIL_SURE, FoundTiles, HandGrouper, HandProposer, LoadedPhoto, PhotoLoader, ReadTiles,
+                     RecognizerConfig, Stages, TileFinder, TileLayout, TileReader, detail)
 from .stretch import squeezed, sureness
 from .up import UpProbe
 
@@ -96,10 +97,13 @@ class Recognizer:
         loaded = self.stages.load.open(path)
         return loaded.photo, self._recognise(loaded)
 
-    def read(self, image: np.ndarray, full_size: tuple[int, int] | None = None, path: str | None = None) -> Recognition:
+    def read(self, image: np.ndarray, full_size: tuple[int, int] | None = None, path: str | None = None,
+             decode=None) -> Recognition:
         """The reading of an RGB photo (``full_size``: the original's size, when ``image`` is a
-        smaller copy of it: boxes are reported in the original's pixels)."""
-        return self._recognise(self.stages.load(image, full_size, path))
+        smaller copy of it: boxes are reported in the original's pixels; the picture at ``path``
+        is then decoded again at more pixels where its tiles are small, by ``decode`` —
+        :func:`vision.io.load_photo` or a stand-in with its arguments)."""
+        return self._recognise(self.stages.load(image, full_size, path, decode))
 
     def _read_copy(self, image: np.ndarray, loaded: LoadedPhoto, elapse: dict[str, float] | None = None) -> Recognition:
         """The reading of a working copy ``image`` of the ``loaded`` photo, the copy taken to have
@@ -109,15 +113,12 @@ class Recognizer:
         s, size, path = self.stages, loaded.size, loaded.path
         found = s.find(image)
         t0 = time.perf_counter()
-        sharp = detail(found.image, found.proposals, loaded, self.config)
-        read = None
-        if sharp is not None:  # small tiles: found and read again on the photo's own pixels ...
-            again = s.find(sharp.image)
-            read = sharp.to_copy(s.read(again.image, again.proposals))
-            if read.tiles:  # ... and laid out on the copy; the time spent counts as finding
-                found = replace(again, image=found.image, elapse=found.elapse + time.perf_counter() - t0 - read.elapse)
-        if read is None or not read.tiles:
+        read = self._read_again(found, loaded)
+        if read is None:
+            found.elapse += time.perf_counter() - t0  # (a look at the photo's pixels that came to nothing)
             read = s.read(found.image, found.proposals)
+        else:  # the time of the second look counts as finding
+            found = replace(found, elapse=found.elapse + time.perf_counter() - t0 - read.elapse)
         laid = s.lay_out(found.image, read)
         grouped = s.group(laid)
         proposed = s.propose(found, read, laid, grouped, size, path)
@@ -126,6 +127,27 @@ class Recognizer:
                             ("propose", proposed)):
                 elapse[name] = elapse.get(name, 0.0) + r.elapse
         return proposed.recognition
+
+    def _read_again(self, found: FoundTiles, loaded: LoadedPhoto) -> ReadTiles | None:
+        """Where the tiles ``found`` on a copy are small and the photo has more pixels
+        (:func:`vision.stages.detail`): the tiles found and read again on the photo's own pixels,
+        their boxes in the copy's; None where there is no such look to take, or it reads fewer
+        than half as many tiles as the copy shows sure ones (the copy is then read as it is)."""
+        s = self.stages
+        try:
+            sharp = detail(found.image, found.proposals, loaded, self.config)
+            if sharp is None:
+                return None
+            again = s.find(sharp.image)
+            read = s.read(again.image, again.proposals)
+        except (MemoryError, cv2.error):  # (too large a part to look at: the copy is read)
+            return None
+        sure = sum(p.score >= DETAIL_SURE for p in found.proposals)
+        if len(read.tiles) < sure / 2:
+            return None
+        for r in read.tiles:
+            r.proposal = sharp.to_copy(r.proposal)
+        return read
 
     def _recognise(self, loaded: LoadedPhoto) -> Recognition:
         """The surest reading of the loaded photo's copies (as it is, and squeezed back where it

@@ -130,14 +130,15 @@ class PhotoLoader:
         t0 = time.perf_counter()
         photo, size = load_photo(path, self.config.work_side)
         loaded = self(photo, size, path)
-        if max(size) > max(photo.shape[:2]):
-            loaded.sharper, loaded.largest = functools.partial(_photo_at, path, size), size
         loaded.elapse = time.perf_counter() - t0
         return loaded
 
     @timed
     def __call__(self, photo: np.ndarray, size: tuple[int, int] | None = None,
-                 path: str | None = None) -> LoadedPhoto:
+                 path: str | None = None, decode: Callable | None = None) -> LoadedPhoto:
+        """``photo`` (``size``: the photo's own, where ``photo`` is a smaller copy of the picture
+        at ``path``, which ``decode`` — :func:`vision.io.load_photo` or a stand-in with its
+        arguments — decodes again at more pixels where small tiles ask for them)."""
         h, w = photo.shape[:2]
         image = shrink(photo, self.config.work_side)
         gain = 1.0
@@ -145,19 +146,37 @@ class PhotoLoader:
             image, gain = brightened(image)
         factors, surely = stretches(image) if self.config.unstretch else ([], False)
         squeezes = ([] if surely else [(1.0, 1.0)]) + factors
-        sharper = (lambda side: photo) if max(h, w) > max(image.shape[:2]) else None
-        return LoadedPhoto(photo, image, size or (w, h), path, gain, squeezes, sharper=sharper, largest=(w, h))
+        sharper, largest = None, (w, h)
+        if path and size and max(size) > max(h, w, *image.shape[:2]):
+            sharper, largest = _once(functools.partial(_photo_at, path, size, decode or load_photo)), size
+        elif max(h, w) > max(image.shape[:2]):
+            sharper = lambda side: photo  # noqa: E731  (the photo as given has more pixels than the copy)
+        return LoadedPhoto(photo, image, size or (w, h), path, gain, squeezes, sharper=sharper, largest=largest)
 
 
-def _photo_at(path: str, size: tuple[int, int], side: int) -> np.ndarray:
+def _photo_at(path: str, size: tuple[int, int], decode: Callable, side: int) -> np.ndarray:
     """The photo at ``path`` (``size`` its width and height) with a long side of at least ``side``
     pixels: at its full size or the half, quarter or eighth a JPEG decodes to directly, the least of
-    those that is large enough (no further scaling)."""
+    those that is large enough (no further scaling); ``decode``: :func:`vision.io.load_photo` or a
+    stand-in with its arguments."""
     long = max(size)
     for k in (8, 4, 2):
-        if math.ceil(long / k) >= side:
-            return load_photo(path, math.ceil(long / k))[0]
-    return load_photo(path)[0]
+        if long // k >= side:
+            return decode(path, None, k)[0]
+    return decode(path, None, 1)[0]
+
+
+def _once(at: Callable[[int], np.ndarray]) -> Callable[[int], np.ndarray]:
+    """``at`` remembering its last answer: a photo read as it is and squeezed back is decoded once."""
+    last: dict[int, np.ndarray] = {}
+
+    def remembered(side: int) -> np.ndarray:
+        if side not in last:
+            last.clear()
+            last[side] = at(side)
+        return last[side]
+
+    return remembered
 
 
 @dataclass
@@ -170,19 +189,17 @@ class Detail:
     origin: tuple[float, float]
     zoom: float
 
-    def to_copy(self, read: ReadTiles) -> ReadTiles:
-        """Tiles read on ``image`` with their boxes in the copy's pixels."""
-        (x0, y0), k = self.origin, self.zoom
-        for r in read.tiles:
-            b = r.proposal.box
-            r.proposal = replace(r.proposal, box=(b[0] / k + x0, b[1] / k + y0, b[2] / k + x0, b[3] / k + y0))
-        return read
+    def to_copy(self, proposal: Proposal) -> Proposal:
+        """A proposal on ``image`` with its box in the copy's pixels."""
+        (x0, y0), k, b = self.origin, self.zoom, proposal.box
+        return replace(proposal, box=(b[0] / k + x0, b[1] / k + y0, b[2] / k + x0, b[3] / k + y0))
 
 
-#: the detector's boxes at least this sure give the tiles' size that decides on reading from the photo
-DETAIL_SURE = 0.5
+#: the detector's boxes at least this sure (``DETAIL_FEWEST`` of them at least) give the tiles'
+#: size that decides on looking again on the photo's pixels ...
+DETAIL_SURE, DETAIL_FEWEST = 0.5, 3
 DETAIL_LEAST = 1.25  # ... which is done only where it gives the tiles at least this many times the pixels
-DETAIL_MOST = 6000  # the photo is decoded at most this many pixels long for it (memory)
+DETAIL_MOST = 6000  # the part looked at is at most this many pixels long (memory)
 
 
 def detail(copy: np.ndarray, proposals: list, loaded: LoadedPhoto, config: RecognizerConfig) -> Detail | None:
@@ -192,13 +209,15 @@ def detail(copy: np.ndarray, proposals: list, loaded: LoadedPhoto, config: Recog
     otherwise."""
     if loaded.sharper is None or not proposals:
         return None
-    sure = [p.box for p in proposals if p.score >= DETAIL_SURE] or [p.box for p in proposals]
+    sure = [p.box for p in proposals if p.score >= DETAIL_SURE]
+    if len(sure) < DETAIL_FEWEST:
+        return None
     tile = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in sure]))
     if tile >= config.detail_below:
         return None
     h, w = copy.shape[:2]
     W, H = loaded.largest
-    k = min(config.detail_to / max(tile, 1.0), W / w, H / h)
+    k = min(config.detail_to / max(tile, 1.0), W / w, H / h, DETAIL_MOST / max(w, h))
     if k < DETAIL_LEAST:
         return None
     boxes = np.array([p.box for p in proposals], np.float64)
@@ -207,18 +226,20 @@ def detail(copy: np.ndarray, proposals: list, loaded: LoadedPhoto, config: Recog
     if x1 <= x0 or y1 <= y0:
         return None
     try:
-        photo = loaded.sharper(min(DETAIL_MOST, math.ceil(k * max(W, H) * max(w / W, h / H))))
-    except ImageError:  # (too large to decode at that size: the copy is read as it is)
+        photo = loaded.sharper(math.ceil(k * max(W, H) * max(w / W, h / H)))
+        ph, pw = photo.shape[:2]
+        sx, sy = pw / w, ph / h
+        k = min(k, sx, sy)
+        if k < DETAIL_LEAST:
+            return None
+        part = photo[math.floor(y0 * sy):math.ceil(y1 * sy), math.floor(x0 * sx):math.ceil(x1 * sx)]
+        size = (max(1, round((x1 - x0) * k)), max(1, round((y1 - y0) * k)))
+        grow = size[0] > part.shape[1]
+        part = cv2.resize(part, size, interpolation=cv2.INTER_LINEAR if grow else cv2.INTER_AREA)
+        if loaded.gain != 1:
+            part = relit(part, (loaded.gain,) * 3)
+    except (ImageError, MemoryError, cv2.error):  # (the photo cannot be had at more pixels: the copy is read)
         return None
-    ph, pw = photo.shape[:2]
-    sx, sy = pw / w, ph / h
-    k = min(k, sx, sy)
-    part = photo[math.floor(y0 * sy):math.ceil(y1 * sy), math.floor(x0 * sx):math.ceil(x1 * sx)]
-    size = (max(1, round((x1 - x0) * k)), max(1, round((y1 - y0) * k)))
-    grow = size[0] > part.shape[1]
-    part = cv2.resize(part, size, interpolation=cv2.INTER_LINEAR if grow else cv2.INTER_AREA)
-    if loaded.gain != 1:
-        part = relit(part, (loaded.gain,) * 3)
     return Detail(part, (float(x0), float(y0)), k)
 
 

@@ -257,11 +257,11 @@ async def upload(request: Request):
         os.unlink(tmp)
 
 
-def _decode(path: str, side: int):
-    """The picture at ``path`` decoded on :data:`DECODER`'s thread."""
+def _decode(path: str, side: int | None, reduce: int = 1):
+    """The picture at ``path`` decoded on :data:`DECODER`'s thread (:func:`mjcam.vision.io.load_photo`)."""
     from mjcam.vision.io import load_photo
 
-    return DECODER.submit(load_photo, path, side).result()
+    return DECODER.submit(load_photo, path, side, reduce).result()
 
 
 def _recognized(table: Table, path: str):
