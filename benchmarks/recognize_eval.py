@@ -38,8 +38,9 @@ Printed per system:
   the labels as published are printed below the table;
 - flowers and seasons: the same over the labelled bonus tiles (the peer has no such classes);
   rethink-bonus boxes its flowers and seasons round part of the tile (its character, the upper or
-  the left half), so a found box matches one of those labels when it holds the label's centre and
-  is at most three times its size (:func:`overlap`);
+  the left half, or only the corner), so a found box matches one of those labels when it holds the
+  label's centre and most of it, is at most six times its size and holds no other label's centre
+  (:func:`overlap`);
 - single-row hands read exactly: photos whose labelled tiles form one row (as
   ``vision.group.reading_order`` finds rows, following their slant), read as exactly
   the same codes in the same order — every tile found, and again with the tiles the recogniser
@@ -62,8 +63,8 @@ Printed per system:
   ``--timing`` photos (with all-held-out, a third of them from each part), and each process's peak
   memory; a part's time is its photos' own times and its share of loading the models. The 12 MP
   timing runs ``--rounds`` times, the systems taking turns (one after the other, which goes first
-  changing round by round), and each system's quickest round counts: a machine that slows down or speeds up during
-  the run then favours neither.
+  changing round by round), and each system's quickest round counts: a machine that slows down or
+  speeds up during the run then favours neither.
 """
 
 from __future__ import annotations

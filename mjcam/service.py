@@ -97,7 +97,8 @@ def read_photo(path: str, *, annotate: str | None = None, recognizer=None, decod
     process). ``decode(path, side, reduce=1)`` gives the picture, at most ``side`` pixels long (or
     reduced ``reduce`` times), and the photo's own size (default :func:`mjcam.vision.io.load_photo`;
     the table app decodes on a thread of its own); where the tiles come out small the recogniser
-    decodes the photo again with it, at more pixels. With ``annotate``, the picture with the reading drawn on it is written there.
+    decodes the photo again with it, at more pixels. With ``annotate``, the picture with the
+    reading drawn on it is written there.
     Raises :class:`mjcam.vision.io.ImageError` for a photo that cannot be read or written, and
     :class:`mjcam.vision.classify.ModelError` where the models cannot be loaded."""
     from mjcam.vision.io import load_photo

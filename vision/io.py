@@ -186,7 +186,7 @@ def load_photo(path: str, max_side: int | None = None, reduce: int = 1) -> tuple
                     raise ImageError(f"{path}: a {w}x{h} {im.format} takes {need / 2 ** 30:.1f} GB to decode, "
                                      f"over the {DECODE_BUDGET / 2 ** 30:.1f} GB allowed; {advice}", "too-large")
                 im.load()  # decoded as stored: at most 4 bytes a pixel
-                f = max(1, max(im.size) // max_side) if max_side else max(1, reduce if im.size == (w, h) else 1)
+                f = max(1, max(im.size) // max_side) if max_side else reduce if im.size == (w, h) else 1
                 arr = _converted(im, f)
     except ImageError:
         raise

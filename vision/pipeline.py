@@ -114,11 +114,10 @@ class Recognizer:
         found = s.find(image)
         t0 = time.perf_counter()
         read = self._read_again(found, loaded)
+        # the second look (or the try at one) counts as finding, its reading as reading
+        found.elapse += time.perf_counter() - t0 - (read.elapse if read is not None else 0.0)
         if read is None:
-            found.elapse += time.perf_counter() - t0  # (a look at the photo's pixels that came to nothing)
             read = s.read(found.image, found.proposals)
-        else:  # the time of the second look counts as finding
-            found = replace(found, elapse=found.elapse + time.perf_counter() - t0 - read.elapse)
         laid = s.lay_out(found.image, read)
         grouped = s.group(laid)
         proposed = s.propose(found, read, laid, grouped, size, path)

@@ -147,8 +147,9 @@ class PhotoLoader:
         factors, surely = stretches(image) if self.config.unstretch else ([], False)
         squeezes = ([] if surely else [(1.0, 1.0)]) + factors
         sharper, largest = None, (w, h)
-        if path and size and max(size) > max(h, w, *image.shape[:2]):
-            sharper, largest = _once(functools.partial(_photo_at, path, size, decode or load_photo)), size
+        if path and size and max(size) > max(h, w):
+            at = functools.partial(_photo_at, path, size, decode or load_photo)
+            sharper, largest = functools.lru_cache(maxsize=1)(at), size  # (decoded once for all squeezed copies)
         elif max(h, w) > max(image.shape[:2]):
             sharper = lambda side: photo  # noqa: E731  (the photo as given has more pixels than the copy)
         return LoadedPhoto(photo, image, size or (w, h), path, gain, squeezes, sharper=sharper, largest=largest)
@@ -164,19 +165,6 @@ def _photo_at(path: str, size: tuple[int, int], decode: Callable, side: int) -> 
         if long // k >= side:
             return decode(path, None, k)[0]
     return decode(path, None, 1)[0]
-
-
-def _once(at: Callable[[int], np.ndarray]) -> Callable[[int], np.ndarray]:
-    """``at`` remembering its last answer: a photo read as it is and squeezed back is decoded once."""
-    last: dict[int, np.ndarray] = {}
-
-    def remembered(side: int) -> np.ndarray:
-        if side not in last:
-            last.clear()
-            last[side] = at(side)
-        return last[side]
-
-    return remembered
 
 
 @dataclass
