@@ -96,11 +96,14 @@ def test_tiles_give_the_same_picture_as_converting_it_whole(tmp_path, monkeypatc
     rng = np.random.default_rng(1)
     a = rng.integers(0, 256, (301, 517, 4), dtype=np.uint8)
     monkeypatch.setattr(vio, "TILE", 64)  # many tiles, ragged at the right and bottom edges
-    for mode in ("RGBA", "RGB", "L", "P", "1"):
-        im = Image.fromarray(a, "RGBA").convert(mode)
-        for f in (1, 3, 8):
-            whole = np.asarray(vio._rgb(im).reduce(f) if f > 1 else vio._rgb(im))
-            assert np.array_equal(vio._converted(im, f), whole), (mode, f)
+    for whole_pixels in (0, vio.WHOLE_PIXELS):  # an RGB picture at full scale: tiles, then copied at once
+        monkeypatch.setattr(vio, "WHOLE_PIXELS", whole_pixels)
+        for mode in ("RGBA", "RGB", "L", "P", "1"):
+            im = Image.fromarray(a, "RGBA").convert(mode)
+            for f in (1, 3, 8):
+                whole = np.asarray(vio._rgb(im).reduce(f) if f > 1 else vio._rgb(im))
+                got = vio._converted(im, f)
+                assert np.array_equal(got, whole) and got.flags.writeable, (mode, f, whole_pixels)
     wide = Image.fromarray((a[..., 0].astype(np.int32) * 200), "I")  # one scale for the whole picture
     assert np.array_equal(vio._converted(wide, 2), np.asarray(vio._rgb(wide).reduce(2)))
 

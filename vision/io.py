@@ -49,6 +49,7 @@ def load_image(path: str) -> np.ndarray:
 # time, so that besides the decoded picture (at most 4 bytes a pixel: 0.8 GB at the 200 MP limit)
 # only a tile and the result are ever in memory, whatever the pixel format.
 TILE = 1024  # the side of the tiles a picture is converted in (a multiple of the reduction factor)
+WHOLE_PIXELS = 5_000_000  # an RGB picture up to this size at full scale is copied out whole (see _converted)
 # what the decoders may hold at once for one picture; a picture that would need more is refused
 # before it is decoded (the decoded picture itself, and whatever more its format's decoder keeps)
 DECODE_BUDGET = 900 * 1024 * 1024
@@ -132,6 +133,11 @@ def _converted(im, f: int) -> np.ndarray:
     """The decoded picture ``im`` as an RGB uint8 array reduced ``f`` times (blocks of f x f pixels
     averaged), converted one tile at a time."""
     w, h = im.size
+    if im.mode == "RGB" and f == 1 and w * h <= WHOLE_PIXELS:
+        # nothing to convert: copied out of Pillow's storage at once (a phone's JPEG decoded at the
+        # working size, typically), about 7 times quicker than tile by tile; the copy goes through
+        # bytes of the whole picture twice on the way, hence the cap
+        return np.array(im)
     full = None
     if _wide(im.mode):  # one scale for the whole picture, from its largest value
         top = 0.0
