@@ -363,3 +363,26 @@ def test_the_search_for_a_winning_reading_is_bounded(monkeypatch):
     g = MeldGrouper()(tiles)
     assert not any("to make a winning hand" in n for n in g.notes)
     assert FIX_MOST < 2 * len(codes) and FIX_MOST < len(calls) <= 1 + FIX_MOST + FIX_MOST * (FIX_MOST - 1) // 2
+
+
+def test_tiles_set_apart_are_listed_with_the_strays_and_leave_the_hand_as_it_is():
+    """A tile the layout sets apart (cut off by the photo's edge, or doubted by both networks) is
+    not judged as part of any row: the hand is grouped as if it were not there, the tile is
+    listed last with the strays, and the note says why."""
+    from mjcam.vision.group import TileObs as Obs
+    from mjcam.vision.recognition import TileRead
+    from mjcam.vision.stages import HandGrouper, HandProposer, LaidOutTiles, RecognizerConfig
+
+    codes = "1m 2m 3m 4m 5m 6m 7m 8m 9m E E E S S".split()
+    row = [Obs((31 * i, 0, 31 * i + 30, 40), c) for i, c in enumerate(codes)]
+    extra = [Obs((31 * 14, 0, 31 * 14 + 30, 40), "Wd"), Obs((100, -45, 130, -5), "N")]  # in the row, above it
+    grouper = HandGrouper(RecognizerConfig())
+    alone = grouper(LaidOutTiles(row, wide=False, down=None))
+    grouped = grouper(LaidOutTiles(row + extra, wide=False, down=None, apart={14: "cut off", 15: "doubted"}))
+    assert grouped.guess.hand == alone.guess.hand and len(grouped.guess.order) == 14
+    assert sorted(grouped.strays) == [14, 15] and grouped.apart == {14: "cut off", 15: "doubted"}
+    tiles = [TileRead(o.code, 0.9, o.box) for o in row + extra]
+    _, notes = HandProposer._groups([tiles[i] for i in grouped.order], grouped)
+    assert "1 tile(s) cut off by the edge of the photo are left out of the hand" in notes
+    assert any(n.startswith("1 tile(s) that may be no tile at all") for n in notes)
+    assert not any("away from the hand" in n for n in notes)

@@ -555,7 +555,7 @@ def test_the_recognisers_settings_are_pinned():
         "drop_not_a_tile": 0.5, "sure_tile": 0.6, "sure_not_a_tile": 0.85, "duplicate_iou": 0.25,
         "duplicate_core": 0.6, "fill_gaps": True, "fill_grid": True, "gap_max_not": 0.3, "gap_min_conf": 0.6,
         "gap_score": 0.5, "detail_below": 64.0, "detail_to": 80.0, "low_confidence": 0.8,
-        "doubtful_not_a_tile": 0.25}
+        "doubtful_not_a_tile": 0.25, "doubtful_tile": 0.5}
     assert Recognizer(fill_grid=False, up=None).config.fill_grid is False
     with pytest.raises(TypeError):
         Recognizer(thorough=True)  # settings are the config's fields, no others

@@ -211,3 +211,23 @@ def test_a_laid_out_hand_photographed_with_the_whole_table_groups_as_it_does_clo
         assert np.abs(np.subtract(g.box, t.box) - [1500, 1400, 1500, 1400]).max() < 15, (g, t)
     if orientation == 1:
         assert far.hand == close.hand
+
+
+@pytest.mark.parametrize("frac", [0.2, 0.35, 0.5])
+@pytest.mark.parametrize("name,cut", [("hand-honours.jpg", 13), ("hand-pungs.jpg", 13), ("hand-pungs.jpg", 9),
+                                      ("hand-bonus.jpg", 15), ("hand-bonus.jpg", 7)])
+def test_a_tile_cut_off_by_the_photos_edge_is_read_right_or_left_out_of_the_hand(name, cut, frac):
+    """A sample photographed too tightly: its right edge runs through a tile, ``frac`` of it in the
+    photo. Every tile wholly in the photo is in the hand, read as labelled; what shows of the cut
+    tile is left out of the hand (with a note that says it is cut off) or kept for a person to
+    confirm: read from part of its face, it is never taken as read."""
+    photo, codes, boxes = _sample(name)
+    x = int(boxes[cut, 0] + frac * (boxes[cut, 2] - boxes[cut, 0]))
+    rec = default_recognizer().read(np.ascontiguousarray(photo[:, :x]))
+    stray = {i for g in rec.groups if g["kind"] == "stray" for i in g["tiles"]}
+    hand = sorted((i for i in range(len(rec.tiles)) if i not in stray), key=lambda i: rec.tiles[i].box[0])
+    assert [rec.tiles[i].code for i in hand if rec.tiles[i].box[2] < x - 3] == codes[:cut]
+    at_edge = [i for i in hand if rec.tiles[i].box[2] >= x - 3]
+    assert len(at_edge) <= 1 and set(at_edge) <= set(rec.needs_confirmation), [rec.tiles[i] for i in at_edge]
+    if any(i in stray and rec.tiles[i].box[2] >= x - 3 for i in range(len(rec.tiles))):
+        assert any("cut off by the edge of the photo" in n for n in rec.notes)

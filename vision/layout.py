@@ -9,6 +9,9 @@ only where a box's surroundings are looked at).
   :func:`grid_gaps`, :func:`holes`), which the recogniser reads again.
 - Boxes that are no tile: a box drawn across two touching tiles (:func:`straddlers_out`), and
   the table seen between two melds read as a face-down tile (:func:`shows_table`).
+- Tiles cut off by the photo's edge (:func:`cut_off`), and those to leave out of the hand: cut
+  off and read as blank or unsurely, or doubted by both the detector and the classifier
+  (:func:`set_apart`).
 
 Boxes are ``(x1, y1, x2, y2)`` in the pixels of the copy of the photo being read.
 """
@@ -37,6 +40,12 @@ OUTLINE = 10.0
 SPAN_PART, SPAN_SURE = 0.7, 0.5  # see spanners_out
 STRADDLE = 0.7  # a box this close (in steps) to two likelier tiles on either side lies across them
 ROWS_ACROSS = 0.8  # a tile's nearest neighbour across this much nearer than its nearest one down: rows run across
+#: a tile touching the photo's edge (within ``EDGE`` pixels) under ``CUT_AREA`` times the sure
+#: tiles' median area (``CUT_SURE`` detection score, at least ``CUT_MIN_SURE`` of them) is cut off
+#: by the edge (:func:`cut_off`)
+EDGE, CUT_AREA, CUT_SURE, CUT_MIN_SURE = 2.0, 0.6, 0.5, 3
+CUT = "cut off"
+DOUBTED = "doubted"
 
 
 def _centre(box) -> tuple[float, float]:
@@ -434,6 +443,49 @@ def outlined(image: np.ndarray, box: Box) -> bool:
         if step.size and float(np.median(step.max(axis=0))) >= OUTLINE:
             return True
     return False
+
+
+def cut_off(boxes: list[Box], scores: list[float], shape: tuple[int, ...]) -> set[int]:
+    """The tiles the photo's edge cuts off, by index: boxes touching the edge (within ``EDGE``
+    pixels) under ``CUT_AREA`` times the sure tiles' median area (at least ``CUT_MIN_SURE`` tiles
+    ``CUT_SURE`` sure; none without them). What shows of such a tile is read as a guess.
+
+    >>> row = [(10 + 40 * i, 50, 46 + 40 * i, 100) for i in range(5)]
+    >>> sorted(cut_off(row + [(385, 60, 400, 100), (0, 50, 30, 100)], [0.9] * 7, (150, 400)))
+    [5]
+    """
+    h, w = shape[:2]
+    areas = [(b[2] - b[0]) * (b[3] - b[1]) for b in boxes]
+    sure = sorted(a for a, s in zip(areas, scores) if s >= CUT_SURE)
+    if len(sure) < CUT_MIN_SURE:
+        return set()
+    typical = sure[len(sure) // 2]
+    return {i for i, (b, a) in enumerate(zip(boxes, areas))
+            if a < CUT_AREA * typical and (b[0] <= EDGE or b[1] <= EDGE or b[2] >= w - EDGE or b[3] >= h - EDGE)}
+
+
+def set_apart(scores: list[float], codes: list[str], confidences: list[float], cut: set[int],
+              doubt: float = 0.5, blank: str = "Wd") -> dict[int, str]:
+    """The tiles to leave out of the hand, by index, each with why: ``CUT`` — the photo's edge cuts
+    it off (``cut``, see :func:`cut_off`) and what shows of it is read as blank (``blank``, the white dragon)
+    or under ``doubt``: most often a tile of another player's at the edge of the frame, whose face
+    cannot be seen; ``DOUBTED`` — neither the detector (``scores``) nor the classifier
+    (``confidences``) is ``doubt`` sure of it: a thing in the room behind the table, a tile of a
+    wall far off. Neither rule judges what tiles there are, only whether the hand should count
+    them; a person may put them back.
+
+    >>> set_apart([0.9, 0.6], ["1m", "Wd"], [0.9, 0.9], {1}), set_apart([0.9, 0.6], ["1m", "6s"], [0.9, 0.4], {1})
+    ({1: 'cut off'}, {1: 'cut off'})
+    >>> set_apart([0.9, 0.4], ["1m", "6s"], [0.9, 0.3], set()), set_apart([0.9, 0.4], ["1m", "6s"], [0.9, 0.9], {1})
+    ({1: 'doubted'}, {})
+    """
+    out = {}
+    for i, (s, c, p) in enumerate(zip(scores, codes, confidences)):
+        if i in cut and (c == blank or p < doubt):
+            out[i] = CUT
+        elif s < doubt and p < doubt:
+            out[i] = DOUBTED
+    return out
 
 
 def _free(others: list[Box], ya: int, yb: int, xa: int, xb: int) -> np.ndarray:

@@ -31,8 +31,9 @@ from .classify import LOW_CONFIDENCE, TileClassifier
 from .group import MeldGrouper, MeldGuess, TileObs, hand_and_strays, reading_order
 from .io import ImageError, load_photo
 from .labels import BACK, NOT_A_TILE
-from .layout import (FRAME_NOTES, TOPS, UP_MIN_TILES, hand_frame, holes, orientations, outlined, photo_order,
-                     reordered, shows_table, spanners_out, straddlers_out, up_decision)
+from .layout import (CUT, DOUBTED, FRAME_NOTES, TOPS, UP_MIN_TILES, cut_off, hand_frame, holes, orientations,
+                     outlined, photo_order, reordered, set_apart, shows_table, spanners_out, straddlers_out,
+                     up_decision)
 from .light import balanced, brightened, relit
 from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
 from .preprocess import shrink
@@ -86,6 +87,10 @@ class RecognizerConfig:
     low_confidence: float = LOW_CONFIDENCE
     #: ... and so does one the classifier half thinks is no tile at all, however sure its code
     doubtful_not_a_tile: float = 0.25
+    #: lay out and group: a tile neither the detector nor the classifier is this sure of, and a
+    #: tile cut off by the photo's edge read as blank or under it, are left out of the hand, listed
+    #: with the strays (:func:`vision.layout.set_apart`); 0: none is
+    doubtful_tile: float = 0.5
 
 
 def timed(call):
@@ -358,6 +363,8 @@ class LaidOutTiles:
     wide: bool  # the rows run down the photo
     down: bool | None  # the standing tiles stand upside down (None: not known)
     elapse: float = 0.0
+    #: tiles to leave out of the hand, with why (:func:`vision.layout.set_apart`)
+    apart: dict[int, str] = field(default_factory=dict)
 
     @property
     def tops(self) -> str | None:
@@ -390,10 +397,14 @@ class TileLayout:
         down = self._down(image, boxes, codes, orient)
         to_frame = hand_frame(wide, down)
         low = self.config.low_confidence - 1e-3
+        scores = [r.proposal.score for r in read.tiles]
+        # a tile cut off by the photo's edge is read from what shows of it: a person confirms it
+        cut = cut_off(boxes, scores, image.shape)
         tiles = [TileObs(to_frame(r.proposal.box), r.code,
-                         r.confidence if r.not_a_tile < self.config.doubtful_not_a_tile else min(r.confidence, low),
-                         r.alternatives, o) for r, o in zip(read.tiles, orient)]
-        return LaidOutTiles(tiles, wide, down)
+                         r.confidence if r.not_a_tile < self.config.doubtful_not_a_tile and i not in cut
+                         else min(r.confidence, low), r.alternatives, o) for i, (r, o) in enumerate(zip(read.tiles, orient))]
+        apart = set_apart(scores, codes, [r.confidence for r in read.tiles], cut, self.config.doubtful_tile, WHITE)
+        return LaidOutTiles(tiles, wide, down, apart=apart)
 
 
 # ---------------------------------------------------------------- group
@@ -401,8 +412,9 @@ class TileLayout:
 @dataclass
 class GroupedHand:
     guess: MeldGuess  # the hand's tiles grouped; its ``order`` in positions of the tiles laid out
-    strays: list[int]  # the tiles away from the hand (behind it, a wall), in reading order
+    strays: list[int]  # the tiles away from the hand (behind it, a wall) or set apart, in reading order
     elapse: float = 0.0
+    apart: dict[int, str] = field(default_factory=dict)  # the strays set apart, with why (LaidOutTiles.apart)
 
     @property
     def order(self) -> list[int]:
@@ -420,11 +432,13 @@ class HandGrouper:
     @timed
     def __call__(self, laid: LaidOutTiles) -> GroupedHand:
         tiles = laid.tiles
-        hand, stray = hand_and_strays(tiles)
+        judged = [i for i in range(len(tiles)) if i not in laid.apart]
+        hand, stray = hand_and_strays([tiles[i] for i in judged])
+        hand, stray = [judged[i] for i in hand], [judged[i] for i in stray] + sorted(laid.apart)
         guess = self.melds([tiles[i] for i in hand])
         guess.order = [hand[i] for i in guess.order]
         strays = [stray[i] for r in reading_order([tiles[i] for i in stray]) for i in r]
-        return GroupedHand(guess, strays)
+        return GroupedHand(guess, strays, apart=dict(laid.apart))
 
 
 # ---------------------------------------------------------------- propose
@@ -491,7 +505,14 @@ class HandProposer:
             for p in range(first, len(tiles)):
                 tiles[p].group = len(groups)
             groups.append({"tiles": list(range(first, len(tiles))), "melded": False, "kind": "stray"})
-            notes.append(f"{len(grouped.strays)} tile(s) away from the hand (behind it, or a wall) are left out of it")
+            why = list(grouped.apart.values())
+            away = len(grouped.strays) - len(why)
+            for n, note in ((away, "away from the hand (behind it, or a wall) are left out of it"),
+                            (why.count(CUT), "cut off by the edge of the photo are left out of the hand"),
+                            (why.count(DOUBTED), "that may be no tile at all (neither found nor read surely) are "
+                                                 "left out of the hand")):
+                if n:
+                    notes.append(f"{n} tile(s) {note}")
         return groups, notes
 
     @staticmethod
