@@ -300,27 +300,48 @@ def _copy_path(folder: str, path: str) -> str:
     return os.path.join(folder, os.path.basename(path).rsplit(".", 1)[0] + ".jpg")
 
 
+def _grown(path: str, folder: str, letterboxed: bool) -> tuple[str, tuple[float, float, float, float], tuple[int, int]]:
+    """A 12 MP copy of the photo at ``path`` (see :func:`upscaled`) saved in ``folder``: its path,
+    how a point moves onto it (``x0, y0, kx, ky``: ``((x - x0) * kx, (y - y0) * ky)``) and its size."""
+    from PIL import Image
+
+    with Image.open(path) as im:
+        im = im.convert("RGB")
+        x0 = y0 = 0
+        if letterboxed:
+            x0, y0, x1, y1 = _inside_bars(im)
+            im = im.crop((x0, y0, x1, y1))
+            k = (12e6 / (im.width * im.height)) ** 0.5
+            w, h = round(im.width * k), round(im.height * k)
+        else:
+            w, h = 4000, 3000
+        big = im.resize((w, h), Image.BICUBIC)
+        q = _copy_path(folder, path)
+        big.save(q, quality=92)
+        return q, (x0, y0, w / im.width, h / im.height), (w, h)
+
+
 def upscaled(paths: list[str], folder: str, letterboxed: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """12 MP copies of the photos, as a phone takes them: 4000x3000 (valid's 640x640 copies were
     stretched square from such photos); a photo in ``letterboxed`` (the rethink copies: the photo
     shrunk into 640x640 between black bars) has its bars cut off and is grown to 12 MP at its own
     shape."""
-    from PIL import Image
+    return [_grown(p, folder, p in letterboxed)[0] for p in paths]
+
+
+def grown(records, folder: str, letterboxed: bool) -> list:
+    """The photos as :func:`upscaled` grows them to 12 MP (the timing photos), labels moved with them:
+    the whole recogniser judged on photos of a phone's size."""
+    from dataclasses import replace
+
+    from datasets.readers import LabelledBox
 
     out = []
-    for p in paths:
-        with Image.open(p) as im:
-            im = im.convert("RGB")
-            if p in letterboxed:
-                im = im.crop(_inside_bars(im))
-                k = (12e6 / (im.width * im.height)) ** 0.5
-                w, h = round(im.width * k), round(im.height * k)
-            else:
-                w, h = 4000, 3000
-            big = im.resize((w, h), Image.BICUBIC)
-            q = _copy_path(folder, p)
-            big.save(q, quality=92)
-            out.append(q)
+    for r in records:
+        q, (x0, y0, kx, ky), (w, h) = _grown(r.path, folder, letterboxed)
+        boxes = [LabelledBox(b.code, ((b.box[0] - x0) * kx, (b.box[1] - y0) * ky, (b.box[2] - x0) * kx,
+                                      (b.box[3] - y0) * ky)) for b in r.boxes]
+        out.append(replace(r, path=q, width=w, height=h, boxes=boxes))
     return out
 
 
@@ -659,6 +680,9 @@ def main(argv=None) -> None:
     ap.add_argument("--frame", type=float, default=1.0, metavar="K",
                     help="set each photo in the middle of a plain table K times as wide and tall (the hand "
                          "smaller in the frame, as in a photo of the whole table)")
+    ap.add_argument("--twelve", action="store_true",
+                    help="each photo grown to 12 MP as the timing photos are (a letterboxed photo's bars cut off), "
+                         "its labels moved with it: the figures on photos of a phone's size")
     ap.add_argument("--strips", action="store_true",
                     help="each row of tiles cut out as a band and stretched to the photo's size (bands stretched 3 "
                          "times or more): stretched photos made where nothing is chosen")
@@ -745,6 +769,8 @@ def evaluate(args, folder: str) -> None:
         recs = part.records[:args.limit] if args.limit else part.records
         if args.frame != 1:
             recs = framed(recs, args.frame, folder)
+        if args.twelve:
+            recs = grown(recs, folder, part.letterboxed)
         if args.strips:
             recs = strips([r for r in recs if not r.stretched], folder)
         if args.condition:
@@ -752,6 +778,8 @@ def evaluate(args, folder: str) -> None:
         part.records = recs
     if args.frame != 1:
         print(f"each photo set in a table {args.frame:g} times as wide and tall")
+    if args.twelve:
+        print("each photo grown to 12 MP")
     if args.strips:
         print("each row and column of tiles cut out as a band and stretched to the photo's size")
     if args.condition:

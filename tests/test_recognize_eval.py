@@ -426,3 +426,27 @@ def test_upscaled_cuts_letterbox_bars_and_keeps_the_photo_shape(tmp_path):
         assert im.size == (4000, 3000) and min(im.convert("L").getextrema()) > 100  # no bars left
     with Image.open(big_b) as im:
         assert im.size == (4000, 3000) and im.convert("L").getpixel((2000, 10)) < 20  # stretched, bars kept
+
+
+def test_grown_photos_keep_their_labels_on_the_tiles(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    from benchmarks.recognize_eval import grown
+
+    photo = np.zeros((64, 64, 3), np.uint8)
+    photo[8:56] = (30, 120, 40)  # a 64x48 photo between black bars
+    photo[20:40, 30:45] = 235  # one light tile
+    for letterboxed, box in ((True, (30, 12, 45, 32)), (False, (30, 20, 45, 40))):
+        path = tmp_path / f"p{letterboxed}.png"
+        Image.fromarray(photo).save(path)
+        out = tmp_path / f"out{letterboxed}"
+        out.mkdir()
+        (big,) = grown([LabelledImage(str(path), 64, 64, [LabelledBox("Wd", (30, 20, 45, 40))])], str(out), letterboxed)
+        assert (big.width, big.height) == (4000, 3000) and big.boxes[0].code == "Wd"
+        x0, y0, x1, y1 = (round(v) for v in big.boxes[0].box)
+        assert (x0, x1) == (round(30 * 4000 / 64), round(45 * 4000 / 64)), big.boxes[0].box
+        assert (y0, y1) == ((round(12 * 3000 / 48), round(32 * 3000 / 48)) if letterboxed
+                            else (round(20 * 3000 / 64), round(40 * 3000 / 64))), big.boxes[0].box
+        a = np.asarray(Image.open(big.path).convert("L")).astype(int)
+        assert a[(y0 + y1) // 2, (x0 + x1) // 2] > 200 and a[y0 - 60, x0 - 60] < 150  # the tile where its label says
