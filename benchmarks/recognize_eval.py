@@ -204,9 +204,13 @@ def _read_in_order(pr: dict, idx) -> list[str]:
 PART_AREA, PART_HELD = 6.0, 0.8
 
 
+RETHINK = "roboflow-rethink-bonus"
+
+
 def half_labelled(path: str, code: str) -> bool:
-    """Whether the label of a tile of ``code`` in the photo at ``path`` covers only part of it."""
-    return "roboflow-rethink-bonus" in path and code[:1] in "FS" and code[1:].isdigit()
+    """Whether the label of a tile of ``code`` in the photo at ``path`` (or a copy of it made here,
+    :func:`_copy_path`) covers only part of it."""
+    return RETHINK in path and code[:1] in "FS" and code[1:].isdigit()
 
 
 def _holds(box, x: float, y: float) -> bool:
@@ -296,8 +300,11 @@ def assess(records, preds, merge_duplicates: bool = True) -> dict:
 
 
 def _copy_path(folder: str, path: str) -> str:
-    """Where a JPEG copy of the photo ``path`` goes in ``folder``."""
-    return os.path.join(folder, os.path.basename(path).rsplit(".", 1)[0] + ".jpg")
+    """Where a JPEG copy of the photo ``path`` goes in ``folder``: named after it, and after
+    rethink-bonus where it comes from there, so that its labels of part of a tile are matched as
+    such on the copy too (:func:`half_labelled`)."""
+    name = os.path.basename(path).rsplit(".", 1)[0] + ".jpg"
+    return os.path.join(folder, (RETHINK + "-" if RETHINK in path and RETHINK not in name else "") + name)
 
 
 def _grown(path: str, folder: str, letterboxed: bool) -> tuple[str, tuple[float, float, float, float], tuple[int, int]]:

@@ -450,3 +450,13 @@ def test_grown_photos_keep_their_labels_on_the_tiles(tmp_path):
                             else (round(20 * 3000 / 64), round(40 * 3000 / 64))), big.boxes[0].box
         a = np.asarray(Image.open(big.path).convert("L")).astype(int)
         assert a[(y0 + y1) // 2, (x0 + x1) // 2] > 200 and a[y0 - 60, x0 - 60] < 150  # the tile where its label says
+
+
+def test_copies_of_rethink_photos_keep_their_part_labels(tmp_path):
+    from benchmarks.recognize_eval import _copy_path, half_labelled
+
+    src = "/data/roboflow-rethink-bonus/test/images/IMG_1.png"
+    q = _copy_path(str(tmp_path), src)
+    assert q.endswith(".jpg") and half_labelled(q, "F3") and not half_labelled(q, "3m")
+    assert not half_labelled(_copy_path(str(tmp_path), "/data/roboflow-hk-chinese/valid/images/a.jpg"), "F3")
+    assert _copy_path(str(tmp_path), q) == q  # a copy of a copy is not named twice
