@@ -231,3 +231,29 @@ def test_a_tile_cut_off_by_the_photos_edge_is_read_right_or_left_out_of_the_hand
     assert len(at_edge) <= 1 and set(at_edge) <= set(rec.needs_confirmation), [rec.tiles[i] for i in at_edge]
     if any(i in stray and rec.tiles[i].box[2] >= x - 3 for i in range(len(rec.tiles))):
         assert any("cut off by the edge of the photo" in n for n in rec.notes)
+
+
+@pytest.mark.parametrize("name,k", [("hand-honours.jpg", 12), ("hand-pungs.jpg", 10), ("hand-pungs.jpg", 12),
+                                    ("hand-pungs.jpg", 13)])
+@pytest.mark.parametrize("fill", [0.6, 0.9])
+def test_one_tile_filling_the_frame_is_not_looked_at_closer_for_a_hand(name, k, fill, monkeypatch):
+    """One tile of a sample alone on a cloth, enlarged to fill ``fill`` of a 12 MP frame: fewer
+    than five tiles, but one seen well at the detector's own size, so the search takes no closer
+    look for a hand too small to see (such looks found the tile's corner letter as a tile of its
+    own); the tile is read once, as labelled."""
+    from mjcam.vision.locate import LearnedProposer
+
+    photo, codes, boxes = _sample(name)
+    b = boxes[k].astype(int)
+    tile = photo[b[1]:b[3], b[0]:b[2]]
+    m = (b[3] - b[1]) // 3
+    framed = _cloth(tile.shape[0] + 2 * m, tile.shape[1] + 2 * m, (40, 110, 60), seed=k)
+    framed[m:m + tile.shape[0], m:m + tile.shape[1]] = tile
+    s = min(fill * 3000 / framed.shape[0], fill * 4000 / framed.shape[1])
+    big = cv2.resize(framed, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
+    sides = []
+    look = LearnedProposer.look
+    monkeypatch.setattr(LearnedProposer, "look", lambda self, image, side=None: sides.append(side) or look(self, image, side))
+    rec = default_recognizer().read(big)
+    assert max(sides) <= 384, sides
+    _each_box_once(rec, [(m * s, m * s, (m + tile.shape[1]) * s, (m + tile.shape[0]) * s)], [codes[k]])

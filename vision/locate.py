@@ -115,6 +115,10 @@ class LearnedProposer(OnnxStage):
     #: (a bamboo's sticks, a corner of a tile filling the frame), not a tile (:func:`parts_out`).
     SMALL_TILE, ZOOM_TILE, ZOOM_SURE = 30.0, 40.0, 0.5
     HAND_MIN, BLIND_ZOOM, MAX_ZOOM_SIDE = 5, 2.0, 1024
+    #: ... but not past a look that has found a sure tile ``BLIND_STOP`` times ``SMALL_TILE`` long:
+    #: the photo's tiles are not too small to see, and a closer look would find a close-up's
+    #: tiles' pictures as tiles of their own
+    BLIND_STOP = 2.0
     PART_OF = 2.5
     WINDOW = 512  # a look larger than this is taken a window at a time (see look)
 
@@ -215,7 +219,14 @@ class LearnedProposer(OnnxStage):
         tile seen whole are taken out at the end (:func:`parts_out`)."""
         h, w = image.shape[:2]
         side = self.side
-        while int((scores >= self.ZOOM_SURE).sum()) < self.HAND_MIN and side < min(max(h, w), self.MAX_ZOOM_SIDE):
+
+        def seen_well() -> bool:  # a sure tile at least BLIND_STOP times SMALL_TILE long in this look
+            sure = boxes[scores >= self.ZOOM_SURE]
+            long = np.maximum(sure[:, 2] - sure[:, 0], sure[:, 3] - sure[:, 1]) * side / max(h, w)
+            return bool(len(long)) and float(long.max()) >= self.BLIND_STOP * self.SMALL_TILE
+
+        while (int((scores >= self.ZOOM_SURE).sum()) < self.HAND_MIN and side < min(max(h, w), self.MAX_ZOOM_SIDE)
+               and not seen_well()):
             side = min(round(side * self.BLIND_ZOOM), max(h, w), self.MAX_ZOOM_SIDE)
             b, sc = self.look(image, side)
             boxes, scores = _pooled([(boxes, scores), (b, sc)])
