@@ -323,7 +323,7 @@ def _grown(path: str, folder: str, letterboxed: bool) -> tuple[str, tuple[float,
         else:
             w, h = 4000, 3000
         big = im.resize((w, h), Image.BICUBIC)
-        q = _copy_path(folder, path)
+        q = _copy_path(folder, path)[:-4] + "-12mp.jpg"
         big.save(q, quality=92)
         return q, (x0, y0, w / im.width, h / im.height), (w, h)
 

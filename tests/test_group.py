@@ -368,7 +368,8 @@ def test_the_search_for_a_winning_reading_is_bounded(monkeypatch):
 def test_tiles_set_apart_are_listed_with_the_strays_and_leave_the_hand_as_it_is():
     """A tile the layout sets apart (cut off by the photo's edge, or doubted by both networks) is
     not judged as part of any row: the hand is grouped as if it were not there, the tile is
-    listed last with the strays, and the note says why."""
+    listed with the strays, each reason in a group of its own (so that a person can put those
+    of one back), and a note for each says how many and why."""
     from mjcam.vision.group import TileObs as Obs
     from mjcam.vision.recognition import TileRead
     from mjcam.vision.stages import HandGrouper, HandProposer, LaidOutTiles, RecognizerConfig
@@ -376,13 +377,37 @@ def test_tiles_set_apart_are_listed_with_the_strays_and_leave_the_hand_as_it_is(
     codes = "1m 2m 3m 4m 5m 6m 7m 8m 9m E E E S S".split()
     row = [Obs((31 * i, 0, 31 * i + 30, 40), c) for i, c in enumerate(codes)]
     extra = [Obs((31 * 14, 0, 31 * 14 + 30, 40), "Wd"), Obs((100, -45, 130, -5), "N")]  # in the row, above it
+    wall = [Obs((31 * i, 300, 31 * i + 30, 340), "back") for i in range(4)]  # far off: away from the hand
     grouper = HandGrouper(RecognizerConfig())
-    alone = grouper(LaidOutTiles(row, wide=False, down=None))
-    grouped = grouper(LaidOutTiles(row + extra, wide=False, down=None, apart={14: "cut off", 15: "doubted"}))
+    alone = grouper(LaidOutTiles(row + wall, wide=False, down=None))
+    grouped = grouper(LaidOutTiles(row + extra + wall, wide=False, down=None, apart={14: "cut off", 15: "doubted"}))
     assert grouped.guess.hand == alone.guess.hand and len(grouped.guess.order) == 14
-    assert sorted(grouped.strays) == [14, 15] and grouped.apart == {14: "cut off", 15: "doubted"}
-    tiles = [TileRead(o.code, 0.9, o.box) for o in row + extra]
-    _, notes = HandProposer._groups([tiles[i] for i in grouped.order], grouped)
+    assert sorted(grouped.strays) == [14, 15, 16, 17, 18, 19] and grouped.apart == {14: "cut off", 15: "doubted"}
+    tiles = [TileRead(o.code, 0.9, o.box) for o in row + extra + wall]
+    listed = [tiles[i] for i in grouped.order]
+    groups, notes = HandProposer._groups(listed, grouped)
+    strays = {g["why"]: [listed[p].code for p in g["tiles"]] for g in groups if g["kind"] == "stray"}
+    assert strays == {"away": ["back"] * 4, "cut off": ["Wd"], "doubted": ["N"]}
+    assert "4 tile(s) away from the hand (behind it, or a wall) are left out of it" in notes
     assert "1 tile(s) cut off by the edge of the photo are left out of the hand" in notes
-    assert any(n.startswith("1 tile(s) that may be no tile at all") for n in notes)
-    assert not any("away from the hand" in n for n in notes)
+    assert any(n.startswith("1 tile(s) that neither the detector nor the reader is sure of") for n in notes)
+
+
+def test_the_layout_sets_apart_a_tile_the_photos_edge_cuts_off_and_has_a_cut_tile_read_surely_checked():
+    """TileLayout judges cut-off tiles on the copy's own pixels and size: a blank read at the
+    edge is set apart, a tile the edge cuts off but read surely stays in the hand at a confidence
+    a person checks, and a whole tile at the edge is as read."""
+    import numpy as np
+
+    from mjcam.vision.locate import Proposal
+    from mjcam.vision.stages import RecognizerConfig, ReadTiles, TileLayout, TileReading
+
+    boxes = [(10 + 40 * i, 50, 46 + 40 * i, 100) for i in range(6)]  # six whole tiles
+    boxes += [(385, 55, 400, 100), (0, 150, 15, 195)]  # two cut off by the right and the left edge
+    boxes += [(100, 150, 136, 200)]  # a whole tile touching the bottom edge
+    codes = ["1m", "2m", "3m", "4m", "5m", "6m", "Wd", "9p", "3s"]
+    read = ReadTiles([TileReading(Proposal(b, 0.9, "learned"), c, 0.95, [], 0.0) for b, c in zip(boxes, codes)])
+    laid = TileLayout(None, RecognizerConfig())(np.zeros((200, 400, 3), np.uint8), read)
+    assert laid.apart == {6: "cut off"}
+    low = RecognizerConfig().low_confidence
+    assert laid.tiles[7].confidence < low <= min(laid.tiles[5].confidence, laid.tiles[8].confidence)

@@ -44,8 +44,9 @@ ROWS_ACROSS = 0.8  # a tile's nearest neighbour across this much nearer than its
 #: tiles' median area (``CUT_SURE`` detection score, at least ``CUT_MIN_SURE`` of them) is cut off
 #: by the edge (:func:`cut_off`)
 EDGE, CUT_AREA, CUT_SURE, CUT_MIN_SURE = 2.0, 0.6, 0.5, 3
-CUT = "cut off"
-DOUBTED = "doubted"
+#: why a tile is left out of the hand (a stray group's ``why``): it lies away from the hand
+#: (:func:`vision.group.hand_and_strays`), the photo's edge cuts it off, or it is doubted (:func:`set_apart`)
+AWAY, CUT, DOUBTED = "away", "cut off", "doubted"
 
 
 def _centre(box) -> tuple[float, float]:
@@ -472,13 +473,15 @@ def set_apart(scores: list[float], codes: list[str], confidences: list[float], c
     cannot be seen; ``DOUBTED`` — neither the detector (``scores``) nor the classifier
     (``confidences``) is ``doubt`` sure of it: a thing in the room behind the table, a tile of a
     wall far off. Neither rule judges what tiles there are, only whether the hand should count
-    them; a person may put them back.
+    them; a person may put them back. ``doubt`` 0: no tile is set apart.
 
     >>> set_apart([0.9, 0.6], ["1m", "Wd"], [0.9, 0.9], {1}), set_apart([0.9, 0.6], ["1m", "6s"], [0.9, 0.4], {1})
     ({1: 'cut off'}, {1: 'cut off'})
     >>> set_apart([0.9, 0.4], ["1m", "6s"], [0.9, 0.3], set()), set_apart([0.9, 0.4], ["1m", "6s"], [0.9, 0.9], {1})
     ({1: 'doubted'}, {})
     """
+    if doubt <= 0:
+        return {}
     out = {}
     for i, (s, c, p) in enumerate(zip(scores, codes, confidences)):
         if i in cut and (c == blank or p < doubt):

@@ -20,14 +20,9 @@ OUT_OF_SHAPE = (0.28, 3.5)
 TILE_SHAPES = (0.75, 1.35)  # width over height of a tile standing and of one lying on its side
 
 
-#: :func:`shrink` interpolates linearly where it scales by more than this (each pixel of the copy
-#: from under two of the image's each way) and averages areas below it
-LINEAR_ABOVE = 0.5
-
-
 def shrink(image: np.ndarray, side: int) -> np.ndarray:
-    """A copy of an image whose long side is at most ``side`` pixels (interpolated linearly where
-    it is less than twice as long, area-averaged where more); the image itself when it is no larger.
+    """A copy of an image whose long side is at most ``side`` pixels (area-averaged); the image
+    itself when it is no larger.
 
     >>> shrink(np.zeros((300, 400, 3), np.uint8), 200).shape
     (150, 200, 3)
@@ -36,8 +31,7 @@ def shrink(image: np.ndarray, side: int) -> np.ndarray:
     s = side / max(h, w)
     if s >= 1:
         return image
-    return cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))),
-                      interpolation=cv2.INTER_LINEAR if s > LINEAR_ABOVE else cv2.INTER_AREA)
+    return cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
 
 
 def cut(image: np.ndarray, box, pad: float = 0.06) -> np.ndarray:

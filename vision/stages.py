@@ -31,9 +31,9 @@ from .classify import LOW_CONFIDENCE, TileClassifier
 from .group import MeldGrouper, MeldGuess, TileObs, hand_and_strays, reading_order
 from .io import ImageError, load_photo
 from .labels import BACK, NOT_A_TILE
-from .layout import (CUT, DOUBTED, FRAME_NOTES, TOPS, UP_MIN_TILES, cut_off, hand_frame, holes, orientations,
-                     outlined, photo_order, reordered, set_apart, shows_table, spanners_out, straddlers_out,
-                     up_decision)
+from .layout import (AWAY, CUT, DOUBTED, FRAME_NOTES, TOPS, UP_MIN_TILES, cut_off, hand_frame, holes,
+                     orientations, outlined, photo_order, reordered, set_apart, shows_table, spanners_out,
+                     straddlers_out, up_decision)
 from .light import balanced, brightened, relit
 from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
 from .preprocess import shrink
@@ -89,7 +89,8 @@ class RecognizerConfig:
     doubtful_not_a_tile: float = 0.25
     #: lay out and group: a tile neither the detector nor the classifier is this sure of, and a
     #: tile cut off by the photo's edge read as blank or under it, are left out of the hand, listed
-    #: with the strays (:func:`vision.layout.set_apart`); 0: none is
+    #: with the strays (:func:`vision.layout.set_apart`); 0: none is. (A tile cut off by the edge
+    #: and kept goes to a person to confirm either way.)
     doubtful_tile: float = 0.5
 
 
@@ -358,12 +359,13 @@ class TileReader:
 class LaidOutTiles:
     #: each tile read, in the frame the hand is read in (:func:`vision.layout.hand_frame`: rows
     #: across, read left to right as its player sees them), with its orientation; its confidence
-    #: lowered below ``low_confidence`` where the classifier half thinks it is no tile
+    #: lowered below ``low_confidence`` where the classifier half thinks it is no tile, or the
+    #: photo's edge cuts it off (:func:`vision.layout.cut_off`)
     tiles: list[TileObs]
     wide: bool  # the rows run down the photo
     down: bool | None  # the standing tiles stand upside down (None: not known)
     elapse: float = 0.0
-    #: tiles to leave out of the hand, with why (:func:`vision.layout.set_apart`)
+    #: tiles to leave out of the hand (their indices in ``tiles``), with why (:func:`vision.layout.set_apart`)
     apart: dict[int, str] = field(default_factory=dict)
 
     @property
@@ -374,7 +376,8 @@ class LaidOutTiles:
 
 class TileLayout:
     """``layout(image, read)`` -> :class:`LaidOutTiles`: which tiles lie sideways, whether the rows
-    run down the photo, and (by the which-way-up probe ``up``, if any) which way up the hand stands."""
+    run down the photo, (by the which-way-up probe ``up``, if any) which way up the hand stands,
+    and which tiles to leave out of the hand (:func:`vision.layout.set_apart`)."""
 
     def __init__(self, up: UpProbe | None, config: RecognizerConfig):
         self.up, self.config = up, config
@@ -414,7 +417,7 @@ class GroupedHand:
     guess: MeldGuess  # the hand's tiles grouped; its ``order`` in positions of the tiles laid out
     strays: list[int]  # the tiles away from the hand (behind it, a wall) or set apart, in reading order
     elapse: float = 0.0
-    apart: dict[int, str] = field(default_factory=dict)  # the strays set apart, with why (LaidOutTiles.apart)
+    apart: dict[int, str] = field(default_factory=dict)  # LaidOutTiles.apart: the strays set apart, with why
 
     @property
     def order(self) -> list[int]:
@@ -492,7 +495,8 @@ class HandProposer:
 
     @staticmethod
     def _groups(tiles: list[TileRead], grouped: GroupedHand) -> tuple[list[dict], list[str]]:
-        """The sets (each tile given its set's number), the strays as a last group, and the notes."""
+        """The sets (each tile given its set's number), then the strays in a group for each reason
+        they are left out of the hand, and the notes."""
         guess = grouped.guess
         groups = []
         for gi, g in enumerate(guess.groups):
@@ -500,19 +504,20 @@ class HandProposer:
                 tiles[p].group = gi
             groups.append({"tiles": list(g["tiles"]), "melded": bool(g["melded"]), "kind": g["kind"]})
         notes = list(guess.notes)
-        if grouped.strays:
-            first = len(guess.order)
-            for p in range(first, len(tiles)):
-                tiles[p].group = len(groups)
-            groups.append({"tiles": list(range(first, len(tiles))), "melded": False, "kind": "stray"})
-            why = list(grouped.apart.values())
-            away = len(grouped.strays) - len(why)
-            for n, note in ((away, "away from the hand (behind it, or a wall) are left out of it"),
-                            (why.count(CUT), "cut off by the edge of the photo are left out of the hand"),
-                            (why.count(DOUBTED), "that may be no tile at all (neither found nor read surely) are "
-                                                 "left out of the hand")):
-                if n:
-                    notes.append(f"{n} tile(s) {note}")
+        # the strays in a group of their own for each reason, so that a person can put back those
+        # of one (the web page's "not in the hand" buttons): away from the hand, cut off, doubted
+        first = len(guess.order)
+        why = [grouped.apart.get(i, AWAY) for i in grouped.strays]
+        for reason, note in ((AWAY, "away from the hand (behind it, or a wall) are left out of it"),
+                             (CUT, "cut off by the edge of the photo are left out of the hand"),
+                             (DOUBTED, "that neither the detector nor the reader is sure of (perhaps no tile at "
+                                       "all) are left out of the hand")):
+            where = [first + k for k, w in enumerate(why) if w == reason]
+            if where:
+                for p in where:
+                    tiles[p].group = len(groups)
+                groups.append({"tiles": where, "melded": False, "kind": "stray", "why": reason})
+                notes.append(f"{len(where)} tile(s) {note}")
         return groups, notes
 
     @staticmethod

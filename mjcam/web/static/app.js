@@ -248,11 +248,15 @@ $("#phone").addEventListener("change", () => {
   if (v === "") localStorage.removeItem(`mjcam-phone-${game.id}`); else localStorage.setItem(`mjcam-phone-${game.id}`, v);
 });
 
+// why tiles were left out of the hand (a stray group's "why"); tap the label to put them in
+const STRAY_WHY = {"cut off": "cut off by the photo's edge", "doubted": "perhaps no tile"};
+
 function renderTiles() {
   const flagged = new Set(reading.needs_confirmation);
   $("#tiles").innerHTML = reading.groups.map((g, gi) => {
     const label = g.kind === "bonus" ? "bonus" : g.kind === "concealed_kong" ? "concealed kong" :
-      g.kind === "stray" ? "not in the hand" : (g.melded ? "melded" : "concealed");
+      g.kind === "stray" ? "not in the hand" + (STRAY_WHY[g.why] ? ` (${STRAY_WHY[g.why]})` : "") :
+      (g.melded ? "melded" : "concealed");
     const tiles = g.tiles.map((p) => {
       const t = reading.tiles[p];
       const crop = crops[p] ? `<img class="crop" src="${crops[p]}" alt="tile ${p + 1} in the photo">` : "";
