@@ -460,3 +460,18 @@ def test_copies_of_rethink_photos_keep_their_part_labels(tmp_path):
     assert q.endswith(".jpg") and half_labelled(q, "F3") and not half_labelled(q, "3m")
     assert not half_labelled(_copy_path(str(tmp_path), "/data/roboflow-hk-chinese/valid/images/a.jpg"), "F3")
     assert _copy_path(str(tmp_path), q) == q  # a copy of a copy is not named twice
+
+
+def test_closeups_fill_the_frame_with_one_labelled_tile():
+    import json
+
+    from benchmarks.closeup_eval import ROOT, sample_closeups
+
+    with open(os.path.join(ROOT, "samples", "labels.json")) as fh:
+        first = next(iter(json.load(fh).items()))
+    cases = sample_closeups()
+    for fill in (0.6, 0.9):
+        label, picture, code = next(cases)
+        h, w = picture.shape[:2]
+        assert code == first[1][0][0] and label.endswith(f"{fill:.0%}")
+        assert max(h / 3000, w / 4000) == pytest.approx(fill, abs=0.002)  # the tile and its margin fill that much
