@@ -58,7 +58,7 @@ def sample_closeups():
     for name, tiles in labels.items():
         photo, _ = load_photo(os.path.join(ROOT, "samples", name))
         for k, (code, *box) in enumerate(tiles):
-            x1, y1, x2, y2 = (int(round(v)) for v in box)
+            x1, y1, x2, y2 = (round(v) for v in box)
             tile = photo[y1:y2, x1:x2]
             m = (y2 - y1) // 3
             cloth = np.clip(np.float32((40, 110, 60)) + rng.normal(0, 5, (y2 - y1 + 2 * m, x2 - x1 + 2 * m, 3)), 0, 255)
@@ -90,7 +90,8 @@ def main(argv=None) -> None:
             if len(r.tiles) == 1 and r.tiles[0].code == code:
                 one += 1
             else:
-                wrong.append(f"  {label}: " + ", ".join(f"{t.code} {t.confidence:.2f}/{t.detection:.2f}" for t in r.tiles))
+                read = ", ".join(f"{t.code} {t.confidence:.2f}/{t.detection:.2f}" for t in r.tiles)
+                wrong.append(f"  {label}: {read or 'no tile'}")
         print(f"{what}: {one} of {n} close-ups read as one tile, right")
         print("\n".join(wrong))
 

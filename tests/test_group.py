@@ -400,7 +400,7 @@ def test_the_layout_sets_apart_a_tile_the_photos_edge_cuts_off_and_has_a_cut_til
     import numpy as np
 
     from mjcam.vision.locate import Proposal
-    from mjcam.vision.stages import RecognizerConfig, ReadTiles, TileLayout, TileReading
+    from mjcam.vision.stages import ReadTiles, RecognizerConfig, TileLayout, TileReading
 
     boxes = [(10 + 40 * i, 50, 46 + 40 * i, 100) for i in range(6)]  # six whole tiles
     boxes += [(385, 55, 400, 100), (0, 150, 15, 195)]  # two cut off by the right and the left edge

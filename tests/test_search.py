@@ -253,7 +253,8 @@ def test_one_tile_filling_the_frame_is_not_looked_at_closer_for_a_hand(name, k, 
     big = cv2.resize(framed, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
     sides = []
     look = LearnedProposer.look
-    monkeypatch.setattr(LearnedProposer, "look", lambda self, image, side=None: sides.append(side) or look(self, image, side))
+    monkeypatch.setattr(LearnedProposer, "look",
+                        lambda self, image, side=None: sides.append(side) or look(self, image, side))
     rec = default_recognizer().read(big)
     assert max(sides) <= LearnedProposer().side, sides
     _each_box_once(rec, [(m * s, m * s, (m + tile.shape[1]) * s, (m + tile.shape[0]) * s)], [codes[k]])

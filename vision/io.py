@@ -131,7 +131,8 @@ def _tiles(w: int, h: int, f: int):
 
 def _converted(im, f: int) -> np.ndarray:
     """The decoded picture ``im`` as an RGB uint8 array reduced ``f`` times (blocks of f x f pixels
-    averaged), converted one tile at a time."""
+    averaged), converted one tile at a time (an RGB picture of up to ``WHOLE_PIXELS`` at full
+    scale is copied out at once)."""
     w, h = im.size
     if im.mode == "RGB" and f == 1 and w * h <= WHOLE_PIXELS:
         # nothing to convert: copied out of Pillow's storage at once (a phone's JPEG decoded at the

@@ -215,8 +215,9 @@ class LearnedProposer(OnnxStage):
 
     def _blind(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray):
         """Looks at the whole photo ever larger (``BLIND_ZOOM`` times each) while fewer than
-        ``HAND_MIN`` sure boxes are found: (boxes, scores, scale of the last look). Parts of a
-        tile seen whole are taken out at the end (:func:`parts_out`)."""
+        ``HAND_MIN`` sure boxes are found and none of them is ``BLIND_STOP`` times ``SMALL_TILE``
+        long in the last look: (boxes, scores, scale of the last look). Parts of a tile seen whole
+        are taken out at the end (:func:`parts_out`)."""
         h, w = image.shape[:2]
         side = self.side
 

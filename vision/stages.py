@@ -405,7 +405,8 @@ class TileLayout:
         cut = cut_off(boxes, scores, image.shape)
         tiles = [TileObs(to_frame(r.proposal.box), r.code,
                          r.confidence if r.not_a_tile < self.config.doubtful_not_a_tile and i not in cut
-                         else min(r.confidence, low), r.alternatives, o) for i, (r, o) in enumerate(zip(read.tiles, orient))]
+                         else min(r.confidence, low), r.alternatives, o)
+                 for i, (r, o) in enumerate(zip(read.tiles, orient))]
         apart = set_apart(scores, codes, [r.confidence for r in read.tiles], cut, self.config.doubtful_tile, WHITE)
         return LaidOutTiles(tiles, wide, down, apart=apart)
 
@@ -510,8 +511,8 @@ class HandProposer:
         why = [grouped.apart.get(i, AWAY) for i in grouped.strays]
         for reason, note in ((AWAY, "away from the hand (behind it, or a wall) are left out of it"),
                              (CUT, "cut off by the edge of the photo are left out of the hand"),
-                             (DOUBTED, "that neither the detector nor the reader is sure of (perhaps no tile at "
-                                       "all) are left out of the hand")):
+                             (DOUBTED, ("that neither the detector nor the reader is sure of (perhaps no tile at "
+                                        "all) are left out of the hand"))):
             where = [first + k for k, w in enumerate(why) if w == reason]
             if where:
                 for p in where:
