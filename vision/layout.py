@@ -7,8 +7,9 @@ only where a box's surroundings are looked at).
   photo's reading order (:func:`photo_order`, :func:`reordered`).
 - Holes: the places in a row or a grid where a tile seems to be missing (:func:`row_gaps`,
   :func:`grid_gaps`, :func:`holes`), which the recogniser reads again.
-- Boxes that are no tile: a box drawn across two touching tiles (:func:`straddlers_out`), and
-  the table seen between two melds read as a face-down tile (:func:`shows_table`).
+- Boxes that are no tile: a box drawn across two touching tiles (:func:`straddlers_out`), a
+  second box of a tile read twice (:func:`read_twice_out`), and the table seen between two melds
+  read as a face-down tile (:func:`shows_table`).
 - Tiles cut off by the photo's edge (:func:`cut_off`), and those to leave out of the hand: cut
   off and read as blank or unsurely, or doubted by both the detector and the classifier
   (:func:`set_apart`).
@@ -220,6 +221,29 @@ def straddlers_out(boxes: list[Box], scores: list[float]) -> list[int]:
         if not any(float(np.dot(c[a] - c[i], c[b] - c[i])) < 0 for a in near for b in near):
             out.append(i)
     return out
+
+
+def read_twice_out(boxes: list[Box], codes: list[str], scores: list[float]) -> list[int]:
+    """Indices to keep once a tile read twice is kept once: two boxes read as the same code, each
+    holding the other's centre, are two boxes of one tile (each over part of it; two tiles side by
+    side hold each other's centres only with boxes twice too wide); the one of higher ``scores``
+    is kept.
+
+    >>> read_twice_out([(0, 0, 30, 40), (10, -2, 44, 42), (45, 0, 75, 40)], ["2p", "2p", "2p"], [0.5, 0.9, 0.8])
+    [1, 2]
+    >>> read_twice_out([(0, 0, 30, 40), (10, -2, 44, 42)], ["2p", "3p"], [0.5, 0.9])  # codes differ
+    [0, 1]
+    """
+    def holds(a, b) -> bool:
+        x, y = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+        return a[0] <= x <= a[2] and a[1] <= y <= a[3]
+
+    order = sorted(range(len(boxes)), key=lambda i: -scores[i])
+    kept: list[int] = []
+    for i in order:
+        if not any(codes[k] == codes[i] and holds(boxes[k], boxes[i]) and holds(boxes[i], boxes[k]) for k in kept):
+            kept.append(i)
+    return sorted(kept)
 
 
 def spanners_out(boxes: list[Box], confidences: list[float], sure: float = SPAN_SURE) -> list[int]:

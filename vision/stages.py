@@ -32,8 +32,8 @@ from .group import MeldGrouper, MeldGuess, TileObs, hand_and_strays, reading_ord
 from .io import ImageError, load_photo
 from .labels import BACK, NOT_A_TILE
 from .layout import (AWAY, CUT, DOUBTED, FRAME_NOTES, TOPS, UP_MIN_TILES, cut_off, hand_frame, holes,
-                     orientations, outlined, photo_order, reordered, set_apart, shows_table, spanners_out,
-                     straddlers_out, up_decision)
+                     orientations, outlined, photo_order, read_twice_out, reordered, set_apart, shows_table,
+                     spanners_out, straddlers_out, up_decision)
 from .light import balanced, brightened, relit
 from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
 from .preprocess import shrink
@@ -343,6 +343,8 @@ class TileReader:
         kept = [kept[k] for k in straddlers_out([r.proposal.box for r in kept],
                                                 [r.proposal.score * r.confidence for r in kept])]
         kept = [kept[k] for k in spanners_out([r.proposal.box for r in kept], [r.confidence for r in kept])]
+        kept = [kept[k] for k in read_twice_out([r.proposal.box for r in kept], [r.code for r in kept],
+                                                [r.proposal.score * r.confidence for r in kept])]
         if c.fill_gaps:
             kept += self._read_gaps(image, [r.proposal.box for r in kept])
         # a face-down tile that is only the table seen between two melds, a blank white dragon
