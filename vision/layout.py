@@ -48,6 +48,7 @@ EDGE, CUT_AREA, CUT_SURE, CUT_MIN_SURE = 2.0, 0.6, 0.5, 3
 #: why a tile is left out of the hand (a stray group's ``why``): it lies away from the hand
 #: (:func:`vision.group.hand_and_strays`), the photo's edge cuts it off, or it is doubted (:func:`set_apart`)
 AWAY, CUT, DOUBTED = "away", "cut off", "doubted"
+TWICE_INSIDE = 0.5  # see read_twice_out
 
 
 def _centre(box) -> tuple[float, float]:
@@ -225,23 +226,32 @@ def straddlers_out(boxes: list[Box], scores: list[float]) -> list[int]:
 
 def read_twice_out(boxes: list[Box], codes: list[str], scores: list[float]) -> list[int]:
     """Indices to keep once a tile read twice is kept once: two boxes read as the same code, each
-    holding the other's centre, are two boxes of one tile (each over part of it; two tiles side by
-    side hold each other's centres only with boxes twice too wide); the one of higher ``scores``
-    is kept.
+    holding the other's centre and one at least ``TWICE_INSIDE`` inside the other, are two boxes
+    of one tile (each over part of it); the one of higher ``scores`` is kept. (Two tiles side by
+    side hold each other's centres only with boxes twice too wide, or the upright boxes of tiles
+    in a steeply slanted row, which share a third of their area.)
 
     >>> read_twice_out([(0, 0, 30, 40), (10, -2, 44, 42), (45, 0, 75, 40)], ["2p", "2p", "2p"], [0.5, 0.9, 0.8])
     [1, 2]
     >>> read_twice_out([(0, 0, 30, 40), (10, -2, 44, 42)], ["2p", "3p"], [0.5, 0.9])  # codes differ
+    [0, 1]
+    >>> read_twice_out([(295, 310, 364, 376), (327, 335, 398, 405)], ["3s", "3s"], [0.9, 0.9])  # a slanted pung's
     [0, 1]
     """
     def holds(a, b) -> bool:
         x, y = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
         return a[0] <= x <= a[2] and a[1] <= y <= a[3]
 
+    def one(a, b) -> bool:
+        ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+        iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+        least = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+        return holds(a, b) and holds(b, a) and ix * iy >= TWICE_INSIDE * max(least, 1e-6)
+
     order = sorted(range(len(boxes)), key=lambda i: -scores[i])
     kept: list[int] = []
     for i in order:
-        if not any(codes[k] == codes[i] and holds(boxes[k], boxes[i]) and holds(boxes[i], boxes[k]) for k in kept):
+        if not any(codes[k] == codes[i] and one(boxes[k], boxes[i]) for k in kept):
             kept.append(i)
     return sorted(kept)
 
