@@ -238,15 +238,10 @@ def read_twice_out(boxes: list[Box], codes: list[str], scores: list[float]) -> l
     >>> read_twice_out([(295, 310, 364, 376), (327, 335, 398, 405)], ["3s", "3s"], [0.9, 0.9])  # a slanted pung's
     [0, 1]
     """
-    def holds(a, b) -> bool:
-        x, y = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-        return a[0] <= x <= a[2] and a[1] <= y <= a[3]
-
     def one(a, b) -> bool:
-        ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-        iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
         least = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-        return holds(a, b) and holds(b, a) and ix * iy >= TWICE_INSIDE * max(least, 1e-6)
+        return (_inside(_centre(b), a, 0.0) and _inside(_centre(a), b, 0.0)
+                and _intersection(a, b) >= TWICE_INSIDE * max(least, 1e-6))
 
     order = sorted(range(len(boxes)), key=lambda i: -scores[i])
     kept: list[int] = []
@@ -290,10 +285,13 @@ def spanners_out(boxes: list[Box], confidences: list[float], sure: float = SPAN_
     return out
 
 
+def _intersection(a, b) -> float:
+    """The area two boxes share."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
 def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
+    inter = _intersection(a, b)
     return inter / max(1e-9, (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 

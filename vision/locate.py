@@ -84,6 +84,11 @@ def suppress(boxes, scores, iou: float = 0.45, min_score: float = 0.0, core: flo
     return [int(k) for k in np.asarray(keep).reshape(-1)]
 
 
+def _long(boxes: np.ndarray) -> np.ndarray:
+    """Each box's long side (boxes (N, 4))."""
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+
+
 def _pooled(looks: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
     """The boxes and scores of several looks at one image, duplicates removed (NMS at IoU 0.45)."""
     boxes = np.concatenate([b for b, _ in looks]).reshape(-1, 4)
@@ -199,11 +204,11 @@ class LearnedProposer(OnnxStage):
         h, w = image.shape[:2]
         if not len(boxes):
             return None
-        long = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+        long = _long(boxes)
         small = boxes[(scores >= self.ZOOM_SURE) & (long * scale < self.SMALL_TILE)]
         if len(small) < 3:
             return None
-        tile = float(np.median(np.maximum(small[:, 2] - small[:, 0], small[:, 3] - small[:, 1])))
+        tile = float(np.median(_long(small)))
         m = 2 * tile
         x1, y1 = max(0, int(small[:, 0].min() - m)), max(0, int(small[:, 1].min() - m))
         x2, y2 = min(w, int(np.ceil(small[:, 2].max() + m))), min(h, int(np.ceil(small[:, 3].max() + m)))
@@ -223,7 +228,7 @@ class LearnedProposer(OnnxStage):
 
         def seen_well() -> bool:  # a sure tile at least BLIND_STOP times SMALL_TILE long in this look
             sure = boxes[scores >= self.ZOOM_SURE]
-            long = np.maximum(sure[:, 2] - sure[:, 0], sure[:, 3] - sure[:, 1]) * side / max(h, w)
+            long = _long(sure) * side / max(h, w)
             return bool(len(long)) and float(long.max()) >= self.BLIND_STOP * self.SMALL_TILE
 
         while (int((scores >= self.ZOOM_SURE).sum()) < self.HAND_MIN and side < min(max(h, w), self.MAX_ZOOM_SIDE)
@@ -244,7 +249,7 @@ class LearnedProposer(OnnxStage):
                 b, sc = self.look(image[y1:y2, x1:x2], side)
                 b = b + np.array([x1, y1, x1, y1], b.dtype)
                 cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-                long = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+                long = _long(boxes)
                 replaced = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2) & (long * scale < self.SMALL_TILE)
                 boxes, scores = _pooled([(boxes[~replaced], scores[~replaced]), (b, sc)])
         boxes, scores = parts_out(boxes, scores, self.PART_OF)
@@ -284,7 +289,7 @@ def parts_out(boxes: np.ndarray, scores: np.ndarray, part_of: float) -> tuple[np
     """
     if len(boxes) < 2:
         return boxes, scores
-    long = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    long = _long(boxes)
     ix = np.clip(np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0]), 0, None)
     iy = np.clip(np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1]), 0, None)
     area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
