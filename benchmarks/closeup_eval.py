@@ -7,7 +7,7 @@ Two kinds of close-up, none of them seen in training:
 - ``--sets``: each tile of a scanned set that ships with xmahjongg (``apt-get install xmahjongg``;
   no model trained on these sets) laid alone by the renderer (``datasets.synthetic.render_hand``),
   1,000 to 1,240 px tall in a photo about 3,300 px long: every other tile of the set, 21 or so;
-- ``--samples``: each tile of the three sample photos cut out, laid on a cloth with a margin of a
+- ``--samples``: each tile of the four sample photos cut out, laid on a cloth with a margin of a
   third of a tile, and enlarged to fill 60 % and 90 % of a 12 MP frame (blurred: the tiles are
   40 to 70 px in the samples).
 

@@ -233,6 +233,20 @@ def test_a_tile_cut_off_by_the_photos_edge_is_read_right_or_left_out_of_the_hand
         assert any("cut off by the edge of the photo" in n for n in rec.notes)
 
 
+def _one_tile_closeup(name: str, k: int, fill: float):
+    """Tile ``k`` of a sample alone on a cloth (a margin of a third of a tile), enlarged to fill
+    ``fill`` of a 12 MP frame: the picture, the tile's box in it and its code."""
+    photo, codes, boxes = _sample(name)
+    b = boxes[k].astype(int)
+    tile = photo[b[1]:b[3], b[0]:b[2]]
+    m = (b[3] - b[1]) // 3
+    framed = _cloth(tile.shape[0] + 2 * m, tile.shape[1] + 2 * m, (40, 110, 60), seed=k)
+    framed[m:m + tile.shape[0], m:m + tile.shape[1]] = tile
+    s = min(fill * 3000 / framed.shape[0], fill * 4000 / framed.shape[1])
+    big = cv2.resize(framed, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
+    return big, (m * s, m * s, (m + tile.shape[1]) * s, (m + tile.shape[0]) * s), codes[k]
+
+
 @pytest.mark.parametrize("name,k", [("hand-honours.jpg", 12), ("hand-pungs.jpg", 10), ("hand-pungs.jpg", 12),
                                     ("hand-pungs.jpg", 13)])
 @pytest.mark.parametrize("fill", [0.6, 0.9])
@@ -243,18 +257,39 @@ def test_one_tile_filling_the_frame_is_not_looked_at_closer_for_a_hand(name, k, 
     own); the tile is read once, as labelled."""
     from mjcam.vision.locate import LearnedProposer
 
-    photo, codes, boxes = _sample(name)
-    b = boxes[k].astype(int)
-    tile = photo[b[1]:b[3], b[0]:b[2]]
-    m = (b[3] - b[1]) // 3
-    framed = _cloth(tile.shape[0] + 2 * m, tile.shape[1] + 2 * m, (40, 110, 60), seed=k)
-    framed[m:m + tile.shape[0], m:m + tile.shape[1]] = tile
-    s = min(fill * 3000 / framed.shape[0], fill * 4000 / framed.shape[1])
-    big = cv2.resize(framed, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
+    big, box, code = _one_tile_closeup(name, k, fill)
     sides = []
     look = LearnedProposer.look
     monkeypatch.setattr(LearnedProposer, "look",
                         lambda self, image, side=None: sides.append(side) or look(self, image, side))
     rec = default_recognizer().read(big)
     assert max(sides) <= LearnedProposer().side, sides
-    _each_box_once(rec, [(m * s, m * s, (m + tile.shape[1]) * s, (m + tile.shape[0]) * s)], [codes[k]])
+    _each_box_once(rec, [box], [code])
+
+
+@pytest.mark.parametrize("name,k", [("hand-honours.jpg", 7), ("hand-pungs.jpg", 9),
+                                    ("hand-layout.jpg", 10), ("hand-layout.jpg", 15)])
+@pytest.mark.parametrize("fill", [0.6, 0.9])
+def test_one_tile_whose_halves_and_pictures_the_close_looks_find_is_found_whole_from_afar(name, k, fill):
+    """One tile filling the frame measures hundreds of pixels in the detector's usual looks, where
+    its halves or the strokes of its face are found as tiles of their own (or, for a face-down
+    tile, nothing at all); looked at from afar as well, it is found once, whole, and read as
+    labelled."""
+    big, box, code = _one_tile_closeup(name, k, fill)
+    _each_box_once(default_recognizer().read(big), [box], [code])
+
+
+@pytest.mark.parametrize("name", ["hand-honours.jpg", "hand-pungs.jpg", "hand-bonus.jpg", "hand-layout.jpg"])
+@pytest.mark.parametrize("wide", [5, 8])
+def test_a_hand_on_a_pale_mat_on_a_dark_table_is_not_taken_for_one_tile(name, wide):
+    """A sample photo set on a dark table ``wide`` times as wide and tall: from afar the photo is a
+    pale oblong, tile-shaped, found more surely than the hand's tiles in the first looks; the hand
+    is still looked at closer and every labelled tile found."""
+    photo, _, boxes = _sample(name)
+    h, w = photo.shape[:2]
+    table = _cloth(h * wide, w * wide, (60, 35, 20))
+    oy, ox = (h * wide - h) // 2, (w * wide - w) // 2
+    table[oy:oy + h, ox:ox + w] = photo
+    found = [t.box for t in default_recognizer().read(table).tiles]
+    for t in boxes + [ox, oy, ox, oy]:
+        assert max(_iou(t, f) for f in found) >= 0.5, t

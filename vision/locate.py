@@ -124,6 +124,16 @@ class LearnedProposer(OnnxStage):
     #: the photo's tiles are not too small to see, and a closer look would find a close-up's
     #: tiles' pictures as tiles of their own
     BLIND_STOP = 2.0
+    #: Where fewer than ``HAND_MIN`` sure boxes are found even after the blind zoom (a hand too small
+    #: to see has been looked at closer by then), the photo may be a close-up of a few tiles
+    #: measuring hundreds of pixels in the first looks, where their halves and pictures are found as
+    #: tiles: it is looked at from afar too, ``AFAR_SIDES`` long, where such tiles measure what the
+    #: detector knows; a box of the other looks lying ``WHOLE_INSIDE`` of its area inside a box of
+    #: that look at least ``WHOLE_LARGER`` times its long side is a part of that tile, dropped —
+    #: where that box is surer than every box it would drop (seen from afar, a hand on a mat can
+    #: look like one tile, less surely than its own tiles are found).
+    AFAR_SIDES = (96,)
+    WHOLE_INSIDE, WHOLE_LARGER = 0.6, 1.4
     PART_OF = 2.5
     WINDOW = 512  # a look larger than this is taken a window at a time (see look)
 
@@ -238,11 +248,22 @@ class LearnedProposer(OnnxStage):
             boxes, scores = _pooled([(boxes, scores), (b, sc)])
         return boxes, scores, side / max(h, w)
 
+    def from_afar(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The boxes and scores with the looks from afar's (``AFAR_SIDES``) where fewer than
+        ``HAND_MIN`` of the boxes are sure, the parts of the tiles those looks find whole dropped
+        (:func:`wholes_over_parts`); as they are otherwise."""
+        if int((scores >= self.ZOOM_SURE).sum()) >= self.HAND_MIN or not self.AFAR_SIDES:
+            return boxes, scores
+        whole, whole_scores = _pooled([self.look(image, side) for side in self.AFAR_SIDES])
+        part = wholes_over_parts(boxes, scores, whole, whole_scores, self.WHOLE_INSIDE, self.WHOLE_LARGER)
+        return _pooled([(boxes[~part], scores[~part]), (whole, whole_scores)])
+
     def __call__(self, image: np.ndarray) -> list[Proposal]:
         h, w = image.shape[:2]
         boxes, scores = _pooled([self.look(image, side) for side in (self.side, *self.extra_sides)])
         if self.zoom:
             boxes, scores, scale = self._blind(image, boxes, scores)
+            boxes, scores = self.from_afar(image, boxes, scores)
             zoom = self.zoomed_look(image, boxes, scores, scale)
             if zoom is not None:
                 (x1, y1, x2, y2), side = zoom
@@ -296,6 +317,31 @@ def parts_out(boxes: np.ndarray, scores: np.ndarray, part_of: float) -> tuple[np
     inside = ix * iy >= 0.9 * np.maximum(area, 1e-6)[:, None]  # [i, j]: box i lies inside box j
     part = (inside & (long[None, :] >= part_of * long[:, None]) & (scores[None, :] > scores[:, None])).any(axis=1)
     return boxes[~part], scores[~part]
+
+
+def wholes_over_parts(boxes: np.ndarray, scores: np.ndarray, wholes: np.ndarray, whole_scores: np.ndarray,
+                      inside: float, larger: float) -> np.ndarray:
+    """Which ``boxes`` are parts of a tile found whole: each lies at least ``inside`` of its area
+    inside one of ``wholes`` at least ``larger`` times its long side and surer than every box so
+    lying inside it (a bool per box).
+
+    >>> tile = np.array([[100, 100, 400, 560]], np.float32)
+    >>> halves = np.array([[90, 80, 410, 320], [100, 320, 400, 580], [420, 100, 700, 500]], np.float32)
+    >>> wholes_over_parts(halves, np.array([0.5, 0.4, 0.9]), tile, np.array([0.6]), 0.6, 1.4).tolist()
+    [True, True, False]
+    >>> wholes_over_parts(halves, np.array([0.7, 0.4, 0.9]), tile, np.array([0.6]), 0.6, 1.4).tolist()
+    [False, False, False]
+    >>> wholes_over_parts(tile, np.array([0.5]), tile, np.array([0.6]), 0.6, 1.4).tolist()
+    [False]
+    """
+    if not len(boxes) or not len(wholes):
+        return np.zeros(len(boxes), bool)
+    ix = np.clip(np.minimum(boxes[:, None, 2], wholes[None, :, 2]) - np.maximum(boxes[:, None, 0], wholes[None, :, 0]), 0, None)
+    iy = np.clip(np.minimum(boxes[:, None, 3], wholes[None, :, 3]) - np.maximum(boxes[:, None, 1], wholes[None, :, 1]), 0, None)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    within = (ix * iy >= inside * np.maximum(area, 1e-6)[:, None]) & (_long(wholes)[None, :] >= larger * _long(boxes)[:, None])
+    surest_within = np.where(within, np.asarray(scores)[:, None], -np.inf).max(axis=0)
+    return (within & (np.asarray(whole_scores) > surest_within)[None, :]).any(axis=1)
 
 
 def refine_window(image: np.ndarray, box, size: int, context: float = 2.0) -> tuple[np.ndarray, tuple[float, float], float]:
