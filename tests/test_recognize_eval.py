@@ -469,9 +469,25 @@ def test_closeups_fill_the_frame_with_one_labelled_tile():
 
     with open(os.path.join(ROOT, "samples", "labels.json")) as fh:
         first = next(iter(json.load(fh).items()))
+    leftmost = min(first[1], key=lambda t: t[1])[0]
     cases = sample_closeups()
     for fill in (0.6, 0.9):
-        label, picture, code = next(cases)
+        label, picture, codes = next(cases)
         h, w = picture.shape[:2]
-        assert code == first[1][0][0] and label.endswith(f"{fill:.0%}")
+        assert codes == [leftmost] and label.endswith(f"{fill:.0%}")
         assert max(h / 3000, w / 4000) == pytest.approx(fill, abs=0.002)  # the tile and its margin fill that much
+
+
+def test_closeups_of_a_few_tiles_show_neighbours_in_order():
+    import json
+
+    from benchmarks.closeup_eval import ROOT, sample_closeups
+
+    with open(os.path.join(ROOT, "samples", "labels.json")) as fh:
+        name, tiles = next(iter(json.load(fh).items()))
+    tiles = sorted(tiles, key=lambda t: t[1])
+    cases = list(sample_closeups(3, every=3))
+    starts = range(0, len(tiles) - 2, 3)
+    assert [c[2] for c in cases[:2 * len(starts):2]] == [[t[0] for t in tiles[k:k + 3]] for k in starts]
+    label, picture, _ = cases[1]
+    assert label.startswith(f"{name} 0 ") and max(picture.shape[0] / 3000, picture.shape[1] / 4000) == pytest.approx(0.9, abs=0.002)
