@@ -249,9 +249,9 @@ class LearnedProposer(OnnxStage):
         return boxes, scores, side / max(h, w)
 
     def from_afar(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The boxes and scores with the looks from afar's (``AFAR_SIDES``) where fewer than
-        ``HAND_MIN`` of the boxes are sure, the parts of the tiles those looks find whole dropped
-        (:func:`wholes_over_parts`); as they are otherwise."""
+        """Where fewer than ``HAND_MIN`` of the boxes are sure: the boxes and scores pooled with
+        those of the looks from afar (``AFAR_SIDES``), less the parts of tiles those looks find
+        whole (:func:`wholes_over_parts`). Otherwise the boxes and scores as they are."""
         if int((scores >= self.ZOOM_SURE).sum()) >= self.HAND_MIN or not self.AFAR_SIDES:
             return boxes, scores
         whole, whole_scores = _pooled([self.look(image, side) for side in self.AFAR_SIDES])
@@ -295,6 +295,14 @@ def _starts(n: int, win: int, step: int) -> list[int]:
     return out + [n - win]
 
 
+def _within(boxes: np.ndarray, others: np.ndarray, share: float) -> np.ndarray:
+    """[i, j]: box i lies at least ``share`` of its area inside box j of ``others``."""
+    ix = np.clip(np.minimum(boxes[:, None, 2], others[None, :, 2]) - np.maximum(boxes[:, None, 0], others[None, :, 0]), 0, None)
+    iy = np.clip(np.minimum(boxes[:, None, 3], others[None, :, 3]) - np.maximum(boxes[:, None, 1], others[None, :, 1]), 0, None)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return ix * iy >= share * np.maximum(area, 1e-6)[:, None]
+
+
 def parts_out(boxes: np.ndarray, scores: np.ndarray, part_of: float) -> tuple[np.ndarray, np.ndarray]:
     """The boxes and scores less those lying inside a surer box at least ``part_of`` times their
     long side: parts of a tile seen whole at another scale (a bamboo's sticks, a corner of a tile
@@ -311,10 +319,7 @@ def parts_out(boxes: np.ndarray, scores: np.ndarray, part_of: float) -> tuple[np
     if len(boxes) < 2:
         return boxes, scores
     long = _long(boxes)
-    ix = np.clip(np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0]), 0, None)
-    iy = np.clip(np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1]), 0, None)
-    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    inside = ix * iy >= 0.9 * np.maximum(area, 1e-6)[:, None]  # [i, j]: box i lies inside box j
+    inside = _within(boxes, boxes, 0.9)
     part = (inside & (long[None, :] >= part_of * long[:, None]) & (scores[None, :] > scores[:, None])).any(axis=1)
     return boxes[~part], scores[~part]
 
@@ -336,10 +341,7 @@ def wholes_over_parts(boxes: np.ndarray, scores: np.ndarray, wholes: np.ndarray,
     """
     if not len(boxes) or not len(wholes):
         return np.zeros(len(boxes), bool)
-    ix = np.clip(np.minimum(boxes[:, None, 2], wholes[None, :, 2]) - np.maximum(boxes[:, None, 0], wholes[None, :, 0]), 0, None)
-    iy = np.clip(np.minimum(boxes[:, None, 3], wholes[None, :, 3]) - np.maximum(boxes[:, None, 1], wholes[None, :, 1]), 0, None)
-    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    within = (ix * iy >= inside * np.maximum(area, 1e-6)[:, None]) & (_long(wholes)[None, :] >= larger * _long(boxes)[:, None])
+    within = _within(boxes, wholes, inside) & (_long(wholes)[None, :] >= larger * _long(boxes)[:, None])
     surest_within = np.where(within, np.asarray(scores)[:, None], -np.inf).max(axis=0)
     return (within & (np.asarray(whole_scores) > surest_within)[None, :]).any(axis=1)
 
