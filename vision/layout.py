@@ -239,7 +239,7 @@ def read_twice_out(boxes: list[Box], codes: list[str], scores: list[float]) -> l
     [0, 1]
     """
     def one(a, b) -> bool:
-        least = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+        least = min(_area(a), _area(b))
         return (_inside(_centre(b), a, 0.0) and _inside(_centre(a), b, 0.0)
                 and _intersection(a, b) >= TWICE_INSIDE * max(least, 1e-6))
 
@@ -285,6 +285,11 @@ def spanners_out(boxes: list[Box], confidences: list[float], sure: float = SPAN_
     return out
 
 
+def _area(b) -> float:
+    """A box's area."""
+    return (b[2] - b[0]) * (b[3] - b[1])
+
+
 def _intersection(a, b) -> float:
     """The area two boxes share."""
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
@@ -292,7 +297,7 @@ def _intersection(a, b) -> float:
 
 def _iou(a, b) -> float:
     inter = _intersection(a, b)
-    return inter / max(1e-9, (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+    return inter / max(1e-9, _area(a) + _area(b) - inter)
 
 
 def _rows_across(boxes) -> bool:
@@ -488,7 +493,7 @@ def cut_off(boxes: list[Box], scores: list[float], shape: tuple[int, ...]) -> se
     [5]
     """
     h, w = shape[:2]
-    areas = [(b[2] - b[0]) * (b[3] - b[1]) for b in boxes]
+    areas = [_area(b) for b in boxes]
     sure = sorted(a for a, s in zip(areas, scores) if s >= CUT_SURE)
     if len(sure) < CUT_MIN_SURE:
         return set()

@@ -228,6 +228,10 @@ class LearnedProposer(OnnxStage):
         seen = scale * max(x2 - x1, y2 - y1)  # the region's long side in the look that found them
         return ((x1, y1, x2, y2), side) if side > 1.25 * seen else None
 
+    def _hand_seen(self, scores: np.ndarray) -> bool:
+        """At least ``HAND_MIN`` of the boxes are sure (``ZOOM_SURE``): the photo shows a hand."""
+        return int((scores >= self.ZOOM_SURE).sum()) >= self.HAND_MIN
+
     def _blind(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray):
         """Looks at the whole photo ever larger (``BLIND_ZOOM`` times each) while fewer than
         ``HAND_MIN`` sure boxes are found and none of them is ``BLIND_STOP`` times ``SMALL_TILE``
@@ -241,8 +245,7 @@ class LearnedProposer(OnnxStage):
             long = _long(sure) * side / max(h, w)
             return bool(len(long)) and float(long.max()) >= self.BLIND_STOP * self.SMALL_TILE
 
-        while (int((scores >= self.ZOOM_SURE).sum()) < self.HAND_MIN and side < min(max(h, w), self.MAX_ZOOM_SIDE)
-               and not seen_well()):
+        while not self._hand_seen(scores) and side < min(max(h, w), self.MAX_ZOOM_SIDE) and not seen_well():
             side = min(round(side * self.BLIND_ZOOM), max(h, w), self.MAX_ZOOM_SIDE)
             b, sc = self.look(image, side)
             boxes, scores = _pooled([(boxes, scores), (b, sc)])
@@ -252,7 +255,7 @@ class LearnedProposer(OnnxStage):
         """Where fewer than ``HAND_MIN`` of the boxes are sure: the boxes and scores pooled with
         those of the looks from afar (``AFAR_SIDES``), less the parts of tiles those looks find
         whole (:func:`wholes_over_parts`). Otherwise the boxes and scores as they are."""
-        if int((scores >= self.ZOOM_SURE).sum()) >= self.HAND_MIN or not self.AFAR_SIDES:
+        if self._hand_seen(scores) or not self.AFAR_SIDES:
             return boxes, scores
         whole, whole_scores = _pooled([self.look(image, side) for side in self.AFAR_SIDES])
         part = wholes_over_parts(boxes, scores, whole, whole_scores, self.WHOLE_INSIDE, self.WHOLE_LARGER)
