@@ -617,7 +617,7 @@ class Part:
     letterboxed: bool = False
 
 
-PHOTOS = ("valid", "rethink-test", "rethink-unseen", "all-held-out", "held-out", "unseen-set")
+PHOTOS = ("valid", "rethink-test", "rethink-unseen", "all-held-out", "held-out", "tuning", "unseen-set")
 
 
 def photo_parts(photos: str, data: str, folder: str, seed: int = 0, mend: bool = False) -> list[Part]:
@@ -625,8 +625,10 @@ def photo_parts(photos: str, data: str, folder: str, seed: int = 0, mend: bool =
     the HK photos of roboflow-hk-chinese's valid split (``mend``: its labels found wrong by eye
     mended); ``rethink-test`` / ``rethink-unseen`` — the held-out sources and the held-out tile set
     of roboflow-rethink-bonus (``datasets.splits``); ``all-held-out`` — the three; ``held-out`` —
-    the training photos held out of every model's training; ``unseen-set`` — hands of a scanned
-    tile set drawn by the renderer into ``folder`` (``seed``)."""
+    the training photos held out of every model's training; ``tuning`` — the photos that choose the
+    classifier's and the detector's epochs (``datasets.splits``: HK's tuning tenth, rethink-bonus's
+    tuning sources), where a new detector or setting is judged before it ships; ``unseen-set`` —
+    hands of a scanned tile set drawn by the renderer into ``folder`` (``seed``)."""
     from datasets.readers import held_out_sources, mended, read_yolo, roboflow_subset
     from datasets.splits import split
 
@@ -639,6 +641,11 @@ def photo_parts(photos: str, data: str, folder: str, seed: int = 0, mend: bool =
         recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "train")
         held = held_out_sources(recs, 0.1, 1)
         return [Part("held-out", "held-out training photos", [r for r in recs if r.source in held and r.boxes])]
+    if photos == "tuning":
+        sp = split(data)
+        return [Part("HK tuning", "HK training photos held out to tune on", [r for r in sp.hk_tune if r.boxes]),
+                Part("rethink tuning", "rethink-bonus sources held out to tune on", [r for r in sp.rethink_tune if r.boxes],
+                     letterboxed=True)]
     parts = []
     if photos in ("valid", "all-held-out"):
         recs = [r for r in read_yolo(os.path.join(data, "roboflow-hk-chinese"), "valid") if roboflow_subset(r.path) == "hk"]
@@ -671,7 +678,8 @@ def main(argv=None) -> None:
                          "held out for the figures (sources never trained or tuned on); rethink-unseen: its tile set "
                          "held out whole; all-held-out: the three, figures per part and overall; held-out: the "
                          "training photos held out of every model's training (where settings are chosen); "
-                         "unseen-set: 60 hands of a scanned real tile set no model trained on, laid out and "
+                         "tuning: the photos that choose the classifier's and detector's epochs (where a new "
+                         "detector is judged); unseen-set: 60 hands of a scanned real tile set no model trained on, laid out and "
                          "photographed by the renderer (apt-get install xmahjongg)")
     ap.add_argument("--detector", metavar="FILE",
                     help="an ONNX tile detector mjcam uses in place of the shipped one (MJCAM_DETECTOR), to judge "
@@ -837,7 +845,7 @@ def evaluate(args, folder: str) -> None:
     for p in parts if len(parts) > 1 else ():
         print(f"\n{p.name}: {len(p.records)} photos")
         report(by_part[p.name], names, p.records, args.mended and p.name == "HK valid", whole_run=False)
-    print(f"\nall held-out photos: {len(recs)} photos" if len(parts) > 1 else "")
+    print(f"\nall {'held-out ' if args.photos == 'all-held-out' else ''}photos: {len(recs)} photos" if len(parts) > 1 else "")
     report(figures, names, recs, args.mended)
     m, peer = figures[names[0]], figures["peer"]
     ratios = [f"accuracy {m['accuracy'] / max(1e-9, peer['accuracy']):.2f}x"]

@@ -24,6 +24,7 @@ JPEG — never mirrored. Resumable (checkpoint in --work), seeded, sized for two
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -365,17 +366,30 @@ def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.nda
     return out
 
 
-def cached_scenes(path: str, make) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The (image, boxes) pairs saved at ``path``, or ``make()``'s, saved there for the next run."""
-    if os.path.exists(path):
-        d = np.load(path, allow_pickle=True)
-        return list(zip(d["images"], d["boxes"]))
-    t0 = time.time()
-    out = make()
-    np.savez(path, images=np.array([i for i, _ in out] + [None], dtype=object)[:-1],
-             boxes=np.array([b for _, b in out] + [None], dtype=object)[:-1])
-    print(f"rendered {len(out)} scenes in {time.time() - t0:.0f} s ({os.path.basename(path)})", flush=True)
-    return out
+PACK_SIDE = 512  # the long side, at most, of a photo or scene kept in a pack (see packed)
+PACK_QUALITY = 75  # WebP quality of a packed picture
+
+
+def packed(path: str, make) -> list[tuple]:
+    """The (image, boxes[, sizes trusted]) items saved at ``path``, or ``make()``'s, saved there
+    for the next run: each picture at most :data:`PACK_SIDE` pixels long, kept as WebP (a pack of
+    every training photo and rendered scene is a few tens of megabytes, so that a run can go on
+    where the data is not, on another machine)."""
+    if not os.path.exists(path):
+        t0 = time.time()
+        out = []
+        for image, boxes, *rest in make():
+            s = min(1.0, PACK_SIDE / max(image.shape[:2]))
+            if s < 1:
+                image, boxes = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), boxes * s
+            ok, buf = cv2.imencode(".webp", cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_WEBP_QUALITY, PACK_QUALITY])
+            out.append((buf, np.float32(boxes).reshape(-1, 4), *rest))
+        np.savez(path, items=np.array(out + [None], dtype=object)[:-1])
+        print(f"packed {len(out)} pictures in {time.time() - t0:.0f} s ({os.path.basename(path)}, "
+              f"{os.path.getsize(path) / 1e6:.1f} MB)", flush=True)
+    items = np.load(path, allow_pickle=True)["items"]
+    return [(cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB), boxes, *rest)
+            for buf, boxes, *rest in items]
 
 
 class Views(torch.utils.data.Dataset):
@@ -436,7 +450,7 @@ THRESHOLDS = (0.1, 0.15, 0.2, 0.3, 0.4)  # heat thresholds tried on the held-out
 
 
 @torch.no_grad()
-def evaluate(model: DetNet, items, side: int = SIDE, thresholds=THRESHOLDS) -> dict:
+def evaluate(model: DetNet, items, side: int = SIDE, thresholds=THRESHOLDS, device=None) -> dict:
     from mjcam.vision.locate import letterbox_photo, suppress
 
     model.eval()
@@ -444,7 +458,8 @@ def evaluate(model: DetNet, items, side: int = SIDE, thresholds=THRESHOLDS) -> d
     for img, truth, *_ in items:
         x, s = letterbox_photo(img, side)
         t = (x.astype(np.float32) / 255.0 - np.float32(MEAN)) / np.float32(STD)
-        ph, ps, po = model(torch.from_numpy(np.ascontiguousarray(t.transpose(2, 0, 1)))[None])
+        x = torch.from_numpy(np.ascontiguousarray(t.transpose(2, 0, 1)))[None]
+        ph, ps, po = (o.cpu() for o in model(x.to(device) if device is not None else x))
         for thr in thresholds:
             boxes, scores = decode(ph[0, 0].numpy(), ps[0].numpy(), po[0].numpy(), STRIDE, threshold=thr)
             keep = suppress(boxes, scores, 0.45)
@@ -464,6 +479,38 @@ def export(model: DetNet, path: str, threshold: float, side: int = SIDE) -> None
     export_with_metadata(model, torch.zeros(1, 3, side, side), path, "image", ["heat", "size", "offset"],
                          {"image": {2: "h", 3: "w"}, "heat": {2: "gh", 3: "gw"}, "size": {2: "gh", 3: "gw"},
                           "offset": {2: "gh", 3: "gw"}}, {k: json.dumps(v) for k, v in meta.items()})
+
+
+def _need(items: list, data: str) -> list:
+    if not items:
+        raise SystemExit(f"no labelled photos under {data}: --data names the folder of the public sets "
+                         "(or --work a folder that holds their packs)")
+    return items
+
+
+def _views_per_second(model: DetNet, data: Views, args, device, seconds: float = 20.0) -> float:
+    """Training views a second on this machine (views made, the network trained on them); the
+    weights it leaves are thrown away."""
+    sampler = torch.utils.data.RandomSampler(data, replacement=True, num_samples=args.batch * 10_000)
+    loader = torch.utils.data.DataLoader(data, batch_size=args.batch, sampler=sampler, num_workers=args.workers,
+                                         drop_last=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    n, t0 = 0, None
+    for batch in loader:
+        x, heat, size, off, mask = (t.to(device) for t in batch)
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+            pred = model(x)
+        loss, _ = loss_fn(tuple(t.float() for t in pred), heat, size, off, mask)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if t0 is None:  # after the first batch: the workers have started
+            t0 = time.time()
+        else:
+            n += len(x)
+            if time.time() - t0 > seconds:
+                break
+    return n / max(1e-6, time.time() - t0)
 
 
 def main(argv=None) -> None:
@@ -491,7 +538,16 @@ def main(argv=None) -> None:
                          "(datasets.augment.cast_light)")
     ap.add_argument("--threshold", type=float, metavar="T",
                     help="export at this heat threshold (default: the one the tuning photos choose each epoch)")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
+                    help="where to train (default: the GPU where there is one)")
+    ap.add_argument("--workers", type=int, default=1, help="processes making the training views")
+    ap.add_argument("--budget-s", type=float, metavar="S",
+                    help="size --per-epoch so that the --epochs take about S seconds on this machine (measured "
+                         "first; the sizes chosen are printed, to repeat the run without this option)")
+    ap.add_argument("--pack-only", action="store_true",
+                    help="only make the packs of photos and rendered scenes in --work (see packed), then stop")
     args = ap.parse_args(argv)
+    cv2.setNumThreads(1)  # one core each for this process and every process making views (set before they fork)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     os.makedirs(args.work, exist_ok=True)
@@ -499,54 +555,73 @@ def main(argv=None) -> None:
     sp = split(args.data, args.seed)
     own = [r for d in args.photos for sub in ("train", "valid", "") if os.path.isdir(os.path.join(d, sub, "images"))
            for r in read_yolo(d, sub)]
-    train_items = load_photos(sp.hk_train) + load_photos(sp.rethink_train, turned_sizes=True) + \
-        load_photos(own, turned_sizes=True)
+    mark = "-" + hashlib.sha1("\n".join(os.path.abspath(d) for d in args.photos).encode()).hexdigest()[:8] if own else ""
+    train_items = packed(os.path.join(args.work, f"photos-{args.seed}{mark}.npz"), lambda: _need(
+        load_photos(sp.hk_train) + load_photos(sp.rethink_train, turned_sizes=True) + load_photos(own, turned_sizes=True),
+        args.data))
     # epochs and the threshold are chosen on tuning photos whose boxes are as a real photo's
-    hold_items = [it for it in load_photos(sp.hk_tune) if it[2]] + load_photos(sp.rethink_tune, turned_sizes=True)
-    syn = cached_scenes(os.path.join(args.work, f"synthetic-{args.synthetic}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
+    hold_items = packed(os.path.join(args.work, f"tuning-{args.seed}.npz"), lambda: _need(
+        [it for it in load_photos(sp.hk_tune) if it[2]] + load_photos(sp.rethink_tune, turned_sizes=True), args.data))
+    syn = packed(os.path.join(args.work, f"synthetic-{args.synthetic}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
                  lambda: synthetic_hands(args.synthetic, args.seed))
-    scenes = cached_scenes(os.path.join(args.work, f"scenes-{args.scenes}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
+    scenes = packed(os.path.join(args.work, f"scenes-{args.scenes}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
                     lambda: synthetic_scenes(args.scenes, args.seed))
-    apart = cached_scenes(os.path.join(args.work, f"apart-{args.apart}-{args.seed}.npz"),
-                          lambda: photo_tiles_apart(train_items, args.apart, args.seed))
+    apart = packed(os.path.join(args.work, f"apart-{args.apart}-{args.seed}.npz"),
+                   lambda: photo_tiles_apart(train_items, args.apart, args.seed))
     items = train_items + [(i, b, True) for i, b in syn + scenes + apart]
     print(f"train: {len(train_items)} photos ({sum(t for *_, t in train_items)} with trusted sizes) + {len(syn)} "
           f"synthetic hands + {len(scenes)} scenes + {len(apart)} of tiles apart; tuning: {len(hold_items)} photos", flush=True)
+    if args.pack_only:
+        return
 
+    device = torch.device(args.device)
     data = Views(items, args.seed, cast=args.cast, turn=args.turn)
-    sampler = torch.utils.data.RandomSampler(data, replacement=True, num_samples=args.per_epoch)
-    loader = torch.utils.data.DataLoader(data, batch_size=args.batch, sampler=sampler, num_workers=1,
-                                         drop_last=True, persistent_workers=False)
     model = DetNet(imagenet=not args.init)
     if args.init:
         model.load_state_dict(load_weights(args.init))
         print(f"fine-tuning from {args.init}", flush=True)
+    model.to(device)
+    if args.budget_s:  # size the epochs to the time given, from the views a second this machine trains
+        initial = {k: v.clone() for k, v in model.state_dict().items()}
+        rate = _views_per_second(model, data, args, device)
+        args.per_epoch = max(args.batch, int(rate * args.budget_s / args.epochs) // args.batch * args.batch)
+        print(f"{rate:.0f} views a second: --epochs {args.epochs} --per-epoch {args.per_epoch}", flush=True)
+        model.load_state_dict(initial)
+    sampler = torch.utils.data.RandomSampler(data, replacement=True, num_samples=args.per_epoch)
+    loader = torch.utils.data.DataLoader(data, batch_size=args.batch, sampler=sampler, num_workers=args.workers,
+                                         drop_last=True, persistent_workers=False)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * len(loader)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
     ckpt = os.path.join(args.work, f"detector-{args.seed}-{args.epochs}x{args.per_epoch}.pt")
     start, best = 0, (-1.0, 0.3)
     if os.path.exists(ckpt):
-        st = torch.load(ckpt, weights_only=False)
+        st = torch.load(ckpt, map_location=device, weights_only=False)
         model.load_state_dict(st["model"])
         opt.load_state_dict(st["opt"])
         sched.load_state_dict(st["sched"])
         start, best = st["epoch"], tuple(st["best"])
         print(f"resumed at epoch {start}", flush=True)
     thresholds = THRESHOLDS if args.threshold is None else tuple(sorted({*THRESHOLDS, args.threshold}))
+    if args.init and start == 0:  # where the fine-tune starts from, on the same tuning photos
+        ev = evaluate(model, hold_items, thresholds=thresholds, device=device)
+        print("start " + " ".join(f"t{t}:R{v['recall']:.3f}/P{v['precision']:.3f}" for t, v in ev.items()), flush=True)
     for epoch in range(start, args.epochs):
         data.epoch = epoch
         torch.manual_seed(args.seed * 1000 + epoch)  # the sampler's draws, the same on a resumed run
         t0, tot, parts = time.time(), 0.0, np.zeros(3)
-        for x, heat, size, off, mask in loader:
-            loss, p = loss_fn(model(x), heat, size, off, mask)
+        for batch in loader:
+            x, heat, size, off, mask = (t.to(device, non_blocking=True) for t in batch)
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+                pred = model(x)
+            loss, p = loss_fn(tuple(t.float() for t in pred), heat, size, off, mask)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             tot += loss.item()
             parts += p
-        ev = evaluate(model, hold_items, thresholds=thresholds)
+        ev = evaluate(model, hold_items, thresholds=thresholds, device=device)
         # the threshold and epoch are chosen on the tuning photos: F1 weighted towards recall
         thr, r = max(((t, v) for t, v in ev.items() if args.threshold is None or t == args.threshold),
                      key=lambda kv: 2 * kv[1]["recall"] + kv[1]["precision"])
@@ -556,10 +631,11 @@ def main(argv=None) -> None:
               f"{line} {time.time() - t0:.0f} s", flush=True)
         if score > best[0]:
             best = (score, thr)
-            torch.save(model.state_dict(), ckpt + ".best")
+            torch.save({k: v.cpu() for k, v in model.state_dict().items()}, ckpt + ".best")
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
                     "epoch": epoch + 1, "best": best}, ckpt)
-    model.load_state_dict(torch.load(ckpt + ".best"))
+    model.load_state_dict(load_weights(ckpt + ".best"))
+    model.cpu()
     export(model, args.out, threshold=float(best[1]))
     print(f"exported {args.out} (tuning score {best[0]:.3f}, threshold {best[1]})", flush=True)
 

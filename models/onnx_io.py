@@ -32,7 +32,7 @@ def load_weights(path: str) -> dict:
     trainer's resumable checkpoint (weights under ``model``, with optimiser state and epoch)."""
     import torch
 
-    state = torch.load(path, weights_only=False)
+    state = torch.load(path, map_location="cpu", weights_only=False)
     if isinstance(state, dict) and isinstance(state.get("model"), dict) and "epoch" in state:
         return state["model"]
     return state
