@@ -123,14 +123,23 @@ def targets(boxes: np.ndarray, h: int, w: int, stride: int = STRIDE):
 TILE_SCALES = ((10.0, 24.0, 0.2), (24.0, 90.0, 0.55), (90.0, 0.9 * VIEW, 0.25))
 
 
-def view_scale(boxes: np.ndarray, h: int, w: int, side: int, rng: np.random.Generator) -> float:
-    """How much to scale a photo for a view: its median tile drawn to a size from :data:`TILE_SCALES`
-    (a photo with no tiles: fitted to the view, zoomed in or out up to 2 times)."""
+def tile_scales(close: float) -> tuple[tuple[float, float, float], ...]:
+    """:data:`TILE_SCALES` with the close-up band drawn ``close`` of the time, the others in their
+    proportions."""
+    rest = sum(share for *_, share in TILE_SCALES[:-1])
+    return tuple((lo, hi, share * (1 - close) / rest) for lo, hi, share in TILE_SCALES[:-1]) + \
+        ((*TILE_SCALES[-1][:2], close),)
+
+
+def view_scale(boxes: np.ndarray, h: int, w: int, side: int, rng: np.random.Generator,
+               scales=TILE_SCALES) -> float:
+    """How much to scale a photo for a view: its median tile drawn to a size from ``scales``
+    (:data:`TILE_SCALES`; a photo with no tiles: fitted to the view, zoomed in or out up to 2 times)."""
     if not len(boxes):
         return side / max(h, w) * math.exp(rng.uniform(-0.7, 0.7))
     tile = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
     u, acc = rng.random(), 0.0
-    for low, high, share in TILE_SCALES:
+    for low, high, share in scales:
         acc += share
         if u <= acc:
             break
@@ -138,7 +147,7 @@ def view_scale(boxes: np.ndarray, h: int, w: int, side: int, rng: np.random.Gene
 
 
 def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, side: int = VIEW,
-                cast: float = 0.0, turn: float = 10.0):
+                cast: float = 0.0, turn: float = 10.0, scales=TILE_SCALES):
     """A side x side training view: quarter turn, zoom (:func:`view_scale`), shift, light; boxes
     follow (never mirrored). Zoomed in, the view is centred near a tile. Half the views are also
     turned by up to ``turn`` degrees either way. With probability ``cast`` the view is lit with a
@@ -150,7 +159,7 @@ def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, 
         image = np.ascontiguousarray(np.rot90(image))
         b = np.stack([b[:, 1], w - b[:, 2], b[:, 3], w - b[:, 0]], axis=1) if len(b) else b
         h, w = w, h
-    s = view_scale(b, h, w, side, rng)
+    s = view_scale(b, h, w, side, rng, scales)
     if len(b) and (w * s > side or h * s > side):  # larger than the view: show the part around a tile
         t = b[int(rng.integers(len(b)))]
         cx = (t[0] + t[2]) / 2 * s + rng.uniform(-0.4, 0.4) * side
@@ -393,8 +402,8 @@ def packed(path: str, make) -> list[tuple]:
 
 
 class Views(torch.utils.data.Dataset):
-    def __init__(self, items, seed: int, cast: float = 0.0, turn: float = 10.0):
-        self.items, self.seed, self.epoch, self.cast, self.turn = items, seed, 0, cast, turn
+    def __init__(self, items, seed: int, cast: float = 0.0, turn: float = 10.0, scales=TILE_SCALES):
+        self.items, self.seed, self.epoch, self.cast, self.turn, self.scales = items, seed, 0, cast, turn, scales
 
     def __len__(self) -> int:
         return len(self.items)
@@ -402,7 +411,7 @@ class Views(torch.utils.data.Dataset):
     def __getitem__(self, i: int):
         rng = np.random.default_rng((self.seed, self.epoch, i))
         image, boxes, trusted = self.items[i]
-        img, boxes = random_view(image, boxes, rng, cast=self.cast, turn=self.turn)
+        img, boxes = random_view(image, boxes, rng, cast=self.cast, turn=self.turn, scales=self.scales)
         heat, size, off, mask = targets(boxes, VIEW, VIEW)
         x = (img.astype(np.float32) / 255.0 - np.float32(MEAN)) / np.float32(STD)
         return (torch.from_numpy(np.ascontiguousarray(x.transpose(2, 0, 1))), torch.from_numpy(heat),
@@ -538,6 +547,8 @@ def main(argv=None) -> None:
                          "(datasets.augment.cast_light)")
     ap.add_argument("--threshold", type=float, metavar="T",
                     help="export at this heat threshold (default: the one the tuning photos choose each epoch)")
+    ap.add_argument("--close-share", type=float, default=TILE_SCALES[-1][2], metavar="SHARE",
+                    help="that share of the views zoomed in to a close-up (the median tile 90 px or more of a 256-px view)")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
                     help="where to train (default: the GPU where there is one)")
     ap.add_argument("--workers", type=int, default=1, help="processes making the training views")
@@ -575,7 +586,7 @@ def main(argv=None) -> None:
         return
 
     device = torch.device(args.device)
-    data = Views(items, args.seed, cast=args.cast, turn=args.turn)
+    data = Views(items, args.seed, cast=args.cast, turn=args.turn, scales=TILE_SCALES if args.close_share == TILE_SCALES[-1][2] else tile_scales(args.close_share))
     model = DetNet(imagenet=not args.init)
     if args.init:
         model.load_state_dict(load_weights(args.init))
