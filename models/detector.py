@@ -18,13 +18,15 @@ tuning photos of both sets choose the epoch and the heat threshold; HK *valid*, 
 photos and the held-out tile set are never seen here (``benchmarks/recognize_eval.py`` reads them).
 Views: zoomed so that the median tile is anything from a whole-table shot's to a close-up's
 (:data:`TILE_SCALES`), shifted, quarter turns and slight turns, light, colour casts, blur, noise,
-JPEG — never mirrored. Resumable (checkpoint in --work), seeded, sized for two CPU cores.
+JPEG — never mirrored. Resumable (checkpoint in --work), seeded; sized for two CPU cores, or run
+on a GPU (``--device cuda --workers N``; ``--budget-s`` sizes the epochs to the time given and
+prints the sizes chosen). ``--packs`` keeps the photos and renders in a few tens of megabytes in
+--work, to carry a run to a machine that does not hold the data.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -375,15 +377,29 @@ def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.nda
     return out
 
 
-PACK_SIDE = 512  # the long side, at most, of a photo or scene kept in a pack (see packed)
+PACK_SIDE = 512  # the long side, at most, of a photo or scene kept in a pack (see kept)
 PACK_QUALITY = 75  # WebP quality of a packed picture
 
 
-def packed(path: str, make) -> list[tuple]:
-    """The (image, boxes[, sizes trusted]) items saved at ``path``, or ``make()``'s, saved there
-    for the next run: each picture at most :data:`PACK_SIDE` pixels long, kept as WebP (a pack of
-    every training photo and rendered scene is a few tens of megabytes, so that a run can go on
-    where the data is not, on another machine)."""
+def kept(path: str, make, pack: bool, save: bool = True) -> list[tuple]:
+    """``make()``'s (image, boxes[, sizes trusted]) items. With ``pack``, kept in a pack at ``path``
+    (``-pack.npz``) and read from there when it exists: each picture at most :data:`PACK_SIDE`
+    pixels long, as WebP — a pack of every training photo and rendered scene is a few tens of
+    megabytes, so that a run can go on where the data is not, on another machine. Without, the
+    items as made, saved at ``path`` as they are for the next run where ``save`` (renders)."""
+    if not pack:
+        if not save:
+            return make()
+        if os.path.exists(path):
+            d = np.load(path, allow_pickle=True)
+            return list(zip(d["images"], d["boxes"]))
+        t0 = time.time()
+        out = make()
+        np.savez(path, images=np.array([i for i, _ in out] + [None], dtype=object)[:-1],
+                 boxes=np.array([b for _, b in out] + [None], dtype=object)[:-1])
+        print(f"rendered {len(out)} scenes in {time.time() - t0:.0f} s ({os.path.basename(path)})", flush=True)
+        return out
+    path = path[:-len(".npz")] + "-pack.npz"
     if not os.path.exists(path):
         t0 = time.time()
         out = []
@@ -493,8 +509,23 @@ def export(model: DetNet, path: str, threshold: float, side: int = SIDE) -> None
 def _need(items: list, data: str) -> list:
     if not items:
         raise SystemExit(f"no labelled photos under {data}: --data names the folder of the public sets "
-                         "(or --work a folder that holds their packs)")
+                         "(or, with --packs, --work a folder that holds their packs)")
     return items
+
+
+def _same_photos(note: str, photos: list[str]) -> None:
+    """A pack of photos holds your own photos of the first run that made it (their folders, as
+    given, are noted beside it): a later run naming other folders is refused rather than trained
+    without them; one naming none uses the pack as it is (on another machine, say)."""
+    if os.path.exists(note) and os.path.exists(note[:-len(".txt")] + ".npz"):
+        with open(note, encoding="utf-8") as f:
+            packed = [line for line in f.read().splitlines() if line]
+        if photos and packed != photos:
+            raise SystemExit(f"the photo pack in this --work holds {', '.join(packed) or 'no photos of yours'}, "
+                             f"not {', '.join(photos)}: use another --work, or delete the pack")
+    else:
+        with open(note, "w", encoding="utf-8") as f:
+            f.write("".join(d + "\n" for d in photos))
 
 
 def _views_per_second(model: DetNet, data: Views, args, device, seconds: float = 20.0) -> float:
@@ -555,9 +586,13 @@ def main(argv=None) -> None:
     ap.add_argument("--budget-s", type=float, metavar="S",
                     help="size --per-epoch so that the --epochs take about S seconds on this machine (measured "
                          "first; the sizes chosen are printed, to repeat the run without this option)")
-    ap.add_argument("--pack-only", action="store_true",
-                    help="only make the packs of photos and rendered scenes in --work (see packed), then stop")
+    ap.add_argument("--packs", action="store_true",
+                    help="read the photos and rendered scenes from packs in --work (each picture at most 512 px, "
+                         "WebP), making them first where missing: a few tens of megabytes that carry a run to "
+                         "another machine, where --data need not exist")
+    ap.add_argument("--pack-only", action="store_true", help="make the packs (see --packs), then stop")
     args = ap.parse_args(argv)
+    args.packs = args.packs or args.pack_only
     cv2.setNumThreads(1)  # one core each for this process and every process making views (set before they fork)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -566,19 +601,22 @@ def main(argv=None) -> None:
     sp = split(args.data, args.seed)
     own = [r for d in args.photos for sub in ("train", "valid", "") if os.path.isdir(os.path.join(d, sub, "images"))
            for r in read_yolo(d, sub)]
-    mark = "-" + hashlib.sha1("\n".join(os.path.abspath(d) for d in args.photos).encode()).hexdigest()[:8] if own else ""
-    train_items = packed(os.path.join(args.work, f"photos-{args.seed}{mark}.npz"), lambda: _need(
+    if args.packs:
+        _same_photos(os.path.join(args.work, f"photos-{args.seed}-pack.txt"), args.photos)
+    w, pk = args.work, args.packs
+    train_items = kept(os.path.join(w, f"photos-{args.seed}.npz"), lambda: _need(
         load_photos(sp.hk_train) + load_photos(sp.rethink_train, turned_sizes=True) + load_photos(own, turned_sizes=True),
-        args.data))
+        args.data), pk, save=False)
     # epochs and the threshold are chosen on tuning photos whose boxes are as a real photo's
-    hold_items = packed(os.path.join(args.work, f"tuning-{args.seed}.npz"), lambda: _need(
-        [it for it in load_photos(sp.hk_tune) if it[2]] + load_photos(sp.rethink_tune, turned_sizes=True), args.data))
-    syn = packed(os.path.join(args.work, f"synthetic-{args.synthetic}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
-                 lambda: synthetic_hands(args.synthetic, args.seed))
-    scenes = packed(os.path.join(args.work, f"scenes-{args.scenes}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
-                    lambda: synthetic_scenes(args.scenes, args.seed))
-    apart = packed(os.path.join(args.work, f"apart-{args.apart}-{args.seed}.npz"),
-                   lambda: photo_tiles_apart(train_items, args.apart, args.seed))
+    hold_items = kept(os.path.join(w, f"tuning-{args.seed}.npz"), lambda: _need(
+        [it for it in load_photos(sp.hk_tune) if it[2]] + load_photos(sp.rethink_tune, turned_sizes=True), args.data),
+        pk, save=False)
+    syn = kept(os.path.join(w, f"synthetic-{args.synthetic}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
+               lambda: synthetic_hands(args.synthetic, args.seed), pk)
+    scenes = kept(os.path.join(w, f"scenes-{args.scenes}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
+                  lambda: synthetic_scenes(args.scenes, args.seed), pk)
+    apart = kept(os.path.join(w, f"apart-{args.apart}-{args.seed}.npz"),
+                 lambda: photo_tiles_apart(train_items, args.apart, args.seed), pk)
     items = train_items + [(i, b, True) for i, b in syn + scenes + apart]
     print(f"train: {len(train_items)} photos ({sum(t for *_, t in train_items)} with trusted sizes) + {len(syn)} "
           f"synthetic hands + {len(scenes)} scenes + {len(apart)} of tiles apart; tuning: {len(hold_items)} photos", flush=True)
@@ -586,7 +624,8 @@ def main(argv=None) -> None:
         return
 
     device = torch.device(args.device)
-    data = Views(items, args.seed, cast=args.cast, turn=args.turn, scales=TILE_SCALES if args.close_share == TILE_SCALES[-1][2] else tile_scales(args.close_share))
+    scales = TILE_SCALES if args.close_share == TILE_SCALES[-1][2] else tile_scales(args.close_share)
+    data = Views(items, args.seed, cast=args.cast, turn=args.turn, scales=scales)
     model = DetNet(imagenet=not args.init)
     if args.init:
         model.load_state_dict(load_weights(args.init))

@@ -312,6 +312,20 @@ def test_photo_parts_read_each_held_out_choice(tmp_path):
         photo_parts("test", data, str(tmp_path))
 
 
+def test_the_tuning_photos_are_those_the_models_were_tuned_on_and_no_test_photo(tmp_path):
+    from benchmarks.recognize_eval import photo_parts
+    from datasets.splits import split
+
+    data = _fake_data(tmp_path)
+    sp = split(data)
+    hk, rethink = photo_parts("tuning", data, str(tmp_path))
+    assert (hk.name, rethink.name) == ("HK tuning", "rethink tuning") and rethink.letterboxed and not hk.letterboxed
+    assert [r.path for r in hk.records] == [r.path for r in sp.hk_tune] and len(hk.records) == 1
+    assert [r.path for r in rethink.records] == [r.path for r in sp.rethink_tune] and len(rethink.records) == 4
+    tested = {r.path for r in sp.hk_valid + sp.rethink_test + sp.unseen_set}
+    assert not tested & {r.path for r in hk.records + rethink.records}
+
+
 def test_columns_name_each_detector(monkeypatch):
     from benchmarks.recognize_eval import columns
 

@@ -1,4 +1,7 @@
-"""Starting a training run from earlier weights: a bare state dict or a resumable checkpoint."""
+"""Training helpers: a run started from earlier weights (a bare state dict or a resumable checkpoint), the
+shipped networks rebuilt from their ONNX files, the detector's packs of photos and its view scales."""
+
+import os
 
 import pytest
 
@@ -108,3 +111,61 @@ def test_refiner_windows_blurred_further_with_blur():
     plain, blurred = Windows(items, 1), Windows(items, 1, blur=1.0)
     assert len(blurred) == len(plain) == 16
     assert sharpness(blurred) < 0.7 * sharpness(plain)
+
+
+def test_a_pack_keeps_each_picture_small_with_its_boxes_and_marks(tmp_path):
+    import numpy as np
+
+    from models.detector import PACK_SIDE, kept
+
+    rng = np.random.default_rng(0)
+    made = []
+
+    def make():
+        made.append(1)
+        out = []
+        for k, (h, w) in enumerate(((600, 800), (300, 200))):
+            img = np.full((h, w, 3), 60, np.uint8)
+            img[100:200, 50:120] = 250
+            out.append((img + rng.integers(0, 5, img.shape).astype(np.uint8), np.float32([[50, 100, 120, 200]]), k == 0))
+        return out
+
+    path = str(tmp_path / "photos-0.npz")
+    first = kept(path, make, pack=True)
+    again = kept(path, make, pack=True)
+    assert len(made) == 1 and os.path.exists(str(tmp_path / "photos-0-pack.npz"))
+    for items in (first, again):
+        (big, big_boxes, big_mark), (small, small_boxes, small_mark) = items
+        s = PACK_SIDE / 800
+        assert big.shape == (round(600 * s), PACK_SIDE, 3) and small.shape == (300, 200, 3)
+        assert np.allclose(big_boxes, [[50 * s, 100 * s, 120 * s, 200 * s]]) and np.allclose(small_boxes, [[50, 100, 120, 200]])
+        assert (big_mark, small_mark) == (True, False)
+        y1, x1, y2, x2 = (int(v) for v in (big_boxes[0, 1], big_boxes[0, 0], big_boxes[0, 3], big_boxes[0, 2]))
+        assert big[y1 + 3:y2 - 3, x1 + 3:x2 - 3].mean() > 230 and big[:y1 - 3].mean() < 80  # the picture kept
+    assert kept(str(tmp_path / "other.npz"), make, pack=False, save=False)[1][0].shape == (300, 200, 3)
+    assert not os.path.exists(str(tmp_path / "other.npz"))
+
+
+def test_more_close_ups_draw_the_other_view_scales_in_their_proportions():
+    from models.detector import TILE_SCALES, tile_scales
+
+    for close in (0.25, 0.4, 0.6):
+        scales = tile_scales(close)
+        assert abs(sum(share for *_, share in scales) - 1) < 1e-9 and scales[-1][2] == close
+        assert [band[:2] for band in scales] == [band[:2] for band in TILE_SCALES]
+        assert abs(scales[0][2] / scales[1][2] - TILE_SCALES[0][2] / TILE_SCALES[1][2]) < 1e-9
+
+
+def test_a_photo_pack_is_refused_to_a_run_naming_other_photos_of_yours(tmp_path):
+    import numpy as np
+
+    from models.detector import _same_photos
+
+    note = str(tmp_path / "photos-0-pack.txt")
+    _same_photos(note, ["mine"])  # no pack yet: noted, whatever is named
+    _same_photos(note, ["other"])
+    np.savez(str(tmp_path / "photos-0-pack.npz"), items=np.zeros(1))
+    _same_photos(note, ["other"])  # the folders noted when the pack was made
+    _same_photos(note, [])  # none named: the pack as it is
+    with pytest.raises(SystemExit, match="holds other, not mine"):
+        _same_photos(note, ["mine"])
