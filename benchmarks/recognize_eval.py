@@ -625,9 +625,11 @@ def photo_parts(photos: str, data: str, folder: str, seed: int = 0, mend: bool =
     the HK photos of roboflow-hk-chinese's valid split (``mend``: its labels found wrong by eye
     mended); ``rethink-test`` / ``rethink-unseen`` — the held-out sources and the held-out tile set
     of roboflow-rethink-bonus (``datasets.splits``); ``all-held-out`` — the three; ``held-out`` —
-    the training photos held out of every model's training; ``tuning`` — the photos that choose the
-    classifier's and the detector's epochs (``datasets.splits``: HK's tuning tenth, rethink-bonus's
-    tuning sources), where a new detector or setting is judged before it ships; ``unseen-set`` —
+    the training photos held out of every model's training; ``tuning`` — the photos held out to
+    choose the classifier's and the detector's epochs (``datasets.splits`` with its seed: HK's
+    tuning tenth, every labelled copy, and rethink-bonus's tuning sources; the detector's epoch
+    choice reads only those whose boxes are as a real photo's), where a new detector or setting is
+    judged before it ships; ``unseen-set`` —
     hands of a scanned tile set drawn by the renderer into ``folder`` (``seed``)."""
     from datasets.readers import held_out_sources, mended, read_yolo, roboflow_subset
     from datasets.splits import split

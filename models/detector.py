@@ -514,15 +514,20 @@ def _need(items: list, data: str) -> list:
 
 
 def _same_photos(note: str, photos: list[str]) -> None:
-    """A pack of photos holds your own photos of the first run that made it (their folders, as
-    given, are noted beside it): a later run naming other folders is refused rather than trained
-    without them; one naming none uses the pack as it is (on another machine, say)."""
-    if os.path.exists(note) and os.path.exists(note[:-len(".txt")] + ".npz"):
-        with open(note, encoding="utf-8") as f:
-            packed = [line for line in f.read().splitlines() if line]
+    """A pack of photos holds your own photos of the run that made it (their folders are noted
+    beside it): a later run naming other folders, or naming any where the note is missing, is
+    refused rather than trained without them; one naming none uses the pack as it is (on another
+    machine, say)."""
+    photos = [os.path.abspath(d) for d in photos]
+    if os.path.exists(note[:-len(".txt")] + ".npz"):
+        packed = None
+        if os.path.exists(note):
+            with open(note, encoding="utf-8") as f:
+                packed = [line for line in f.read().splitlines() if line]
         if photos and packed != photos:
-            raise SystemExit(f"the photo pack in this --work holds {', '.join(packed) or 'no photos of yours'}, "
-                             f"not {', '.join(photos)}: use another --work, or delete the pack")
+            held = "no note of the photos it holds" if packed is None else ", ".join(packed) or "no photos of yours"
+            raise SystemExit(f"the photo pack in this --work holds {held}, not {', '.join(photos)}: "
+                             "use another --work, or delete the pack")
     else:
         with open(note, "w", encoding="utf-8") as f:
             f.write("".join(d + "\n" for d in photos))
@@ -580,12 +585,12 @@ def main(argv=None) -> None:
                     help="export at this heat threshold (default: the one the tuning photos choose each epoch)")
     ap.add_argument("--close-share", type=float, default=TILE_SCALES[-1][2], metavar="SHARE",
                     help="that share of the views zoomed in to a close-up (the median tile 90 px or more of a 256-px view)")
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
-                    help="where to train (default: the GPU where there is one)")
+    ap.add_argument("--device", default="cpu", help="where to train: cpu, or cuda for an NVIDIA GPU (trained in bfloat16)")
     ap.add_argument("--workers", type=int, default=1, help="processes making the training views")
     ap.add_argument("--budget-s", type=float, metavar="S",
                     help="size --per-epoch so that the --epochs take about S seconds on this machine (measured "
-                         "first; the sizes chosen are printed, to repeat the run without this option)")
+                         "first); the sizes chosen are printed: give them instead of this option to repeat the run, "
+                         "or to go on with one that stopped")
     ap.add_argument("--packs", action="store_true",
                     help="read the photos and rendered scenes from packs in --work (each picture at most 512 px, "
                          "WebP), making them first where missing: a few tens of megabytes that carry a run to "

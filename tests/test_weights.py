@@ -162,10 +162,16 @@ def test_a_photo_pack_is_refused_to_a_run_naming_other_photos_of_yours(tmp_path)
     from models.detector import _same_photos
 
     note = str(tmp_path / "photos-0-pack.txt")
-    _same_photos(note, ["mine"])  # no pack yet: noted, whatever is named
-    _same_photos(note, ["other"])
+    mine, other = str(tmp_path / "mine"), str(tmp_path / "other")
+    _same_photos(note, [mine])  # no pack yet: noted, whatever is named
+    _same_photos(note, [other])
     np.savez(str(tmp_path / "photos-0-pack.npz"), items=np.zeros(1))
-    _same_photos(note, ["other"])  # the folders noted when the pack was made
+    _same_photos(note, [other])  # the folders noted when the pack was made
+    _same_photos(note, [os.path.join(str(tmp_path), ".", "other")])  # the same folder, named otherwise
     _same_photos(note, [])  # none named: the pack as it is
-    with pytest.raises(SystemExit, match="holds other, not mine"):
-        _same_photos(note, ["mine"])
+    with pytest.raises(SystemExit, match=f"holds {other}, not {mine}"):
+        _same_photos(note, [mine])
+    os.remove(note)  # a pack whose note is lost: taken as is, but not for a run naming photos
+    _same_photos(note, [])
+    with pytest.raises(SystemExit, match="no note of the photos it holds"):
+        _same_photos(note, [other])
