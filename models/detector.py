@@ -533,26 +533,40 @@ def _same_photos(note: str, photos: list[str]) -> None:
             f.write("".join(d + "\n" for d in photos))
 
 
+def _loader(data: Views, args, views: int) -> torch.utils.data.DataLoader:
+    """``views`` training views drawn with replacement, in batches made by ``args.workers`` processes."""
+    sampler = torch.utils.data.RandomSampler(data, replacement=True, num_samples=views)
+    return torch.utils.data.DataLoader(data, batch_size=args.batch, sampler=sampler, num_workers=args.workers,
+                                       drop_last=True, persistent_workers=False)
+
+
+def _step(model: DetNet, batch, opt, device) -> tuple:
+    """One training step on a batch of views (bfloat16 on a GPU); the loss and its parts."""
+    x, heat, size, off, mask = (t.to(device, non_blocking=True) for t in batch)
+    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+        pred = model(x)
+    loss, parts = loss_fn(tuple(t.float() for t in pred), heat, size, off, mask)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss, parts
+
+
+def _figures(ev: dict) -> str:
+    return " ".join(f"t{t}:R{v['recall']:.3f}/P{v['precision']:.3f}" for t, v in ev.items())
+
+
 def _views_per_second(model: DetNet, data: Views, args, device, seconds: float = 20.0) -> float:
     """Training views a second on this machine (views made, the network trained on them); the
     weights it leaves are thrown away."""
-    sampler = torch.utils.data.RandomSampler(data, replacement=True, num_samples=args.batch * 10_000)
-    loader = torch.utils.data.DataLoader(data, batch_size=args.batch, sampler=sampler, num_workers=args.workers,
-                                         drop_last=True)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
     n, t0 = 0, None
-    for batch in loader:
-        x, heat, size, off, mask = (t.to(device) for t in batch)
-        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
-            pred = model(x)
-        loss, _ = loss_fn(tuple(t.float() for t in pred), heat, size, off, mask)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+    for batch in _loader(data, args, args.batch * 10_000):
+        _step(model, batch, opt, device)
         if t0 is None:  # after the first batch: the workers have started
             t0 = time.time()
         else:
-            n += len(x)
+            n += len(batch[0])
             if time.time() - t0 > seconds:
                 break
     return n / max(1e-6, time.time() - t0)
@@ -642,9 +656,7 @@ def main(argv=None) -> None:
         args.per_epoch = max(args.batch, int(rate * args.budget_s / args.epochs) // args.batch * args.batch)
         print(f"{rate:.0f} views a second: --epochs {args.epochs} --per-epoch {args.per_epoch}", flush=True)
         model.load_state_dict(initial)
-    sampler = torch.utils.data.RandomSampler(data, replacement=True, num_samples=args.per_epoch)
-    loader = torch.utils.data.DataLoader(data, batch_size=args.batch, sampler=sampler, num_workers=args.workers,
-                                         drop_last=True, persistent_workers=False)
+    loader = _loader(data, args, args.per_epoch)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * len(loader)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
@@ -660,19 +672,13 @@ def main(argv=None) -> None:
     thresholds = THRESHOLDS if args.threshold is None else tuple(sorted({*THRESHOLDS, args.threshold}))
     if args.init and start == 0:  # where the fine-tune starts from, on the same tuning photos
         ev = evaluate(model, hold_items, thresholds=thresholds, device=device)
-        print("start " + " ".join(f"t{t}:R{v['recall']:.3f}/P{v['precision']:.3f}" for t, v in ev.items()), flush=True)
+        print("start " + _figures(ev), flush=True)
     for epoch in range(start, args.epochs):
         data.epoch = epoch
         torch.manual_seed(args.seed * 1000 + epoch)  # the sampler's draws, the same on a resumed run
         t0, tot, parts = time.time(), 0.0, np.zeros(3)
         for batch in loader:
-            x, heat, size, off, mask = (t.to(device, non_blocking=True) for t in batch)
-            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
-                pred = model(x)
-            loss, p = loss_fn(tuple(t.float() for t in pred), heat, size, off, mask)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+            loss, p = _step(model, batch, opt, device)
             sched.step()
             tot += loss.item()
             parts += p
@@ -681,9 +687,8 @@ def main(argv=None) -> None:
         thr, r = max(((t, v) for t, v in ev.items() if args.threshold is None or t == args.threshold),
                      key=lambda kv: 2 * kv[1]["recall"] + kv[1]["precision"])
         score = 2 * r["recall"] + r["precision"]
-        line = " ".join(f"t{t}:R{v['recall']:.3f}/P{v['precision']:.3f}" for t, v in ev.items())
         print(f"epoch {epoch + 1}/{args.epochs} loss {tot / len(loader):.3f} ({', '.join(f'{v / len(loader):.3f}' for v in parts)}) "
-              f"{line} {time.time() - t0:.0f} s", flush=True)
+              f"{_figures(ev)} {time.time() - t0:.0f} s", flush=True)
         if score > best[0]:
             best = (score, thr)
             torch.save({k: v.cpu() for k, v in model.state_dict().items()}, ckpt + ".best")
