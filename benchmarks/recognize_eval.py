@@ -3,7 +3,7 @@
     pip install '.[bench]'
     python -m benchmarks.recognize_eval --data ../shared/data [--limit N] [--timing 20] [--rounds 3]
         [--photos valid|rethink-test|rethink-unseen|all-held-out|held-out|unseen-set]
-        [--detector FILE] [--baseline-detector FILE] [--frame K] [--strips] [--condition NAME] [--mended]
+        [--detector FILE] [--refiner FILE|none] [--baseline-detector FILE] [--frame K] [--strips] [--condition NAME] [--mended]
 
 Photos (``--photos``), each read at its own size; none of them trained or tuned on by mjcam's models:
 
@@ -150,12 +150,19 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def launch(system: str, paths: list[str], detector: str | None = None) -> dict:
+def launch(system: str, paths: list[str], detector: str | None = None, refiner: str | None = None) -> dict:
     """Run the worker of ``system`` (``mjcam`` or ``peer``) on ``paths`` in a process of its own;
-    ``detector``: an ONNX tile detector mjcam uses in place of the shipped one (``MJCAM_DETECTOR``)."""
+    ``detector``: an ONNX tile detector mjcam uses in place of the shipped one (``MJCAM_DETECTOR``);
+    ``refiner``: a box refiner file, or ``none`` (``MJCAM_REFINER``)."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
         fh.write("\n".join(paths))
-    env = {**os.environ, "MJCAM_DETECTOR": os.path.abspath(detector)} if detector else None
+    env = None  # the environment as it is
+    if detector or refiner:
+        env = dict(os.environ)
+        if detector:
+            env["MJCAM_DETECTOR"] = os.path.abspath(detector)
+        if refiner:
+            env["MJCAM_REFINER"] = refiner if refiner.lower() == "none" else os.path.abspath(refiner)
     try:
         res = subprocess.run([sys.executable, "-m", "benchmarks.recognize_eval", "--worker", system, fh.name],
                              capture_output=True, text=True, cwd=ROOT, env=env)
@@ -166,16 +173,20 @@ def launch(system: str, paths: list[str], detector: str | None = None) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def columns(detector: str | None = None, baseline_detector: str | None = None) -> list[tuple[str, str, str | None]]:
+def columns(detector: str | None = None, baseline_detector: str | None = None,
+            refiner: str | None = None) -> list[tuple[str, str, str | None]]:
     """The systems side by side: ``(column, worker, detector)``. mjcam with ``detector`` (else
-    ``MJCAM_DETECTOR`` where set, else the shipped one), mjcam again with ``baseline_detector``
-    where given, and the peer.
+    ``MJCAM_DETECTOR`` where set, else the shipped one) and ``refiner`` (a box refiner file or
+    ``none``, named in the column), mjcam again with ``baseline_detector`` where given, and the peer.
 
     >>> columns(baseline_detector="models/old.onnx")
     [('mjcam', 'mjcam', None), ('mjcam (detector old.onnx)', 'mjcam', 'models/old.onnx'), ('peer', 'peer', None)]
+    >>> columns("new.onnx", refiner="none")[0]
+    ('mjcam (detector new.onnx, refiner none)', 'mjcam', 'new.onnx')
     """
-    named = detector or os.environ.get("MJCAM_DETECTOR")
-    out = [(f"mjcam (detector {os.path.basename(named)})" if named else "mjcam", "mjcam", detector)]
+    named = [f"detector {os.path.basename(d)}" for d in [detector or os.environ.get("MJCAM_DETECTOR")] if d]
+    named += [f"refiner {os.path.basename(r)}" for r in [refiner] if r]
+    out = [(f"mjcam ({', '.join(named)})" if named else "mjcam", "mjcam", detector)]
     if baseline_detector:
         name = f"mjcam (detector {os.path.basename(baseline_detector)})"
         if name == out[0][0]:  # the same file name twice
@@ -686,6 +697,9 @@ def main(argv=None) -> None:
     ap.add_argument("--detector", metavar="FILE",
                     help="an ONNX tile detector mjcam uses in place of the shipped one (MJCAM_DETECTOR), to judge "
                          "a candidate before it ships")
+    ap.add_argument("--refiner", metavar="FILE|none",
+                    help="the box refiner mjcam uses with --detector (MJCAM_REFINER): a file, or none to read the "
+                         "detector's boxes as they come; the baseline column keeps the shipped one")
     ap.add_argument("--baseline-detector", metavar="FILE",
                     help="run mjcam a second time, with this ONNX tile detector, in a column of its own")
     ap.add_argument("--seed", type=int, default=0,
@@ -713,6 +727,8 @@ def main(argv=None) -> None:
     for det in (args.detector, args.baseline_detector):
         if det and not os.path.isfile(det):
             ap.error(f"no detector file {det}")
+    if args.refiner and args.refiner.lower() != "none" and not os.path.isfile(args.refiner):
+        ap.error(f"no box refiner file {args.refiner}")
     with tempfile.TemporaryDirectory() as folder:
         evaluate(args, folder)
 
@@ -809,11 +825,11 @@ def evaluate(args, folder: str) -> None:
         print(_tiles_line(len(p.records), ("bands cut from the " + p.what) if args.strips else p.what, p.records))
     if len(parts) > 1:
         print(_tiles_line(len(recs), "held-out photos in all", recs))
-    cols = columns(args.detector, args.baseline_detector)
+    cols = columns(args.detector, args.baseline_detector, args.refiner)
     names = [c[0] for c in cols]
     figures, by_part = {}, {}
     for name, system, detector in cols:
-        res = launch(system, paths, detector)
+        res = launch(system, paths, detector, args.refiner if name == names[0] else None)
         m = figures_of(recs, res["preds"])
         m["s_per_photo_640"] = res["seconds"] / len(paths)
         m["peak_mb_640"] = res["peak_mb"]
@@ -840,7 +856,7 @@ def evaluate(args, folder: str) -> None:
             big = upscaled(timed, tmp, boxed)
             for k in range(max(1, args.rounds)):
                 for name, system, detector in (cols if k % 2 == 0 else cols[::-1]):  # each goes first in turn
-                    res = launch(system, big, detector)
+                    res = launch(system, big, detector, args.refiner if name == names[0] else None)
                     f = figures[name]
                     f["s_per_photo_12mp"] = min(f.get("s_per_photo_12mp", math.inf), res["seconds"] / len(big))
                     f["peak_mb_12mp"] = max(f.get("peak_mb_12mp", 0.0), res["peak_mb"])

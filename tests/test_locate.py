@@ -152,3 +152,17 @@ def test_box_refiner_empty_and_wrong_model():
     assert BoxRefiner()(img, []).shape == (0, 4)
     with pytest.raises(ModelError, match="no box refiner metadata"):
         BoxRefiner(DEFAULT_DETECTOR).session
+
+
+def test_mjcam_refiner_names_the_refiner_or_none(monkeypatch):
+    from mjcam.vision.locate import DEFAULT_REFINER
+    from mjcam.vision.pipeline import Recognizer
+
+    monkeypatch.delenv("MJCAM_REFINER", raising=False)
+    assert Recognizer().refiner.model_path == DEFAULT_REFINER
+    monkeypatch.setenv("MJCAM_REFINER", " None ")  # the detector's boxes as they come
+    assert Recognizer().refiner is None
+    assert Recognizer(refiner=BoxRefiner()).refiner is not None  # one passed in is used
+    monkeypatch.setenv("MJCAM_REFINER", DEFAULT_DETECTOR)  # a file: used, and refused if no refiner
+    with pytest.raises(ModelError, match="no box refiner metadata"):
+        Recognizer().refiner.session

@@ -360,6 +360,12 @@ def test_launch_hands_the_detector_to_the_worker(monkeypatch, tmp_path):
     assert cmd[-3:-1] == ["--worker", "mjcam"] and listed == "a.jpg\nb.jpg" and kw["cwd"] == ev.ROOT
     assert kw["env"]["MJCAM_DETECTOR"] == str(tmp_path / "cand.onnx")  # made absolute: the worker runs in ROOT
     assert kw["env"]["PATH"] == os.environ["PATH"]
+    assert "MJCAM_REFINER" not in kw["env"] or kw["env"]["MJCAM_REFINER"] == os.environ.get("MJCAM_REFINER")
+    ev.launch("mjcam", ["a.jpg"], "cand.onnx", "none")  # the candidate's boxes as they come
+    assert calls[-1][1]["env"]["MJCAM_REFINER"] == "none"
+    ev.launch("mjcam", ["a.jpg"], None, "ref.onnx")
+    assert calls[-1][1]["env"]["MJCAM_REFINER"] == str(tmp_path / "ref.onnx")
+    assert calls[-1][1]["env"].get("MJCAM_DETECTOR") == os.environ.get("MJCAM_DETECTOR")
     ev.launch("peer", ["a.jpg"])
     assert calls[-1][0][-2] == "peer" and calls[-1][1]["env"] is None  # the environment as it is
 

@@ -371,15 +371,22 @@ def window_input(win: np.ndarray, mean, std) -> np.ndarray:
 DEFAULT_REFINER = registry.path("box-refiner")
 
 
+def refiner_wanted() -> bool:
+    """False where ``MJCAM_REFINER`` is ``none``: the detector's boxes are read as it gives them
+    (a detector of your own, trained after the shipped refiner learnt the shipped detector's boxes)."""
+    return os.environ.get("MJCAM_REFINER", "").strip().lower() != "none"
+
+
 class BoxRefiner(OnnxStage):
-    """``refiner(image, boxes)`` -> the boxes redrawn by the ONNX box refiner (``models/box_refiner.onnx``,
-    trained by ``models/refiner.py``): it looks at a window around each box (:func:`refine_window`)
-    and says where the tile at its centre is. ``rounds`` looks, each from the last one's box."""
+    """``refiner(image, boxes)`` -> the boxes redrawn by the ONNX box refiner (``model_path``, else
+    ``MJCAM_REFINER`` where set to a file, else ``models/box_refiner.onnx``; trained by
+    ``models/refiner.py``): it looks at a window around each box (:func:`refine_window`) and says
+    where the tile at its centre is. ``rounds`` looks, each from the last one's box."""
 
     what = "box refiner"
 
     def __init__(self, model_path: str | None = None, rounds: int = 1, threads: int | None = None, batch: int = 64):
-        super().__init__(model_path or DEFAULT_REFINER, threads)
+        super().__init__(model_path or os.environ.get("MJCAM_REFINER") or DEFAULT_REFINER, threads)
         self.rounds, self.batch = rounds, batch
         self.meta: dict = {}
 

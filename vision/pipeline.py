@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from .classify import TileClassifier, TileLabel
-from .locate import BoxRefiner, LearnedProposer
+from .locate import BoxRefiner, LearnedProposer, refiner_wanted
 from .preprocess import shrink
 from .recognition import Recognition, TileRead
 from .stages import (DETAIL_SURE, FoundTiles, HandGrouper, HandProposer, LoadedPhoto, PhotoLoader, ReadTiles,
@@ -50,8 +50,8 @@ class Recognizer:
 
     The models: ``classifier`` (None: the shipped one); ``proposers``, each ``proposer(image)`` ->
     proposals, their boxes pooled (None: the shipped detector); ``refiner``, the box refiner that
-    redraws the detector's boxes (``True``: the shipped one; ``None`` or ``False``: the detector's
-    boxes as they come); ``up``, the which-way-up probe that tells a hand photographed from across
+    redraws the detector's boxes (``True``: ``MJCAM_REFINER``'s file where set, else the shipped
+    one, none where that is ``none``; ``None`` or ``False``: the detector's boxes as they come); ``up``, the which-way-up probe that tells a hand photographed from across
     the table or turned a quarter which way round to read (``True``: the shipped one; ``None`` or
     ``False``: the photo's own order). The settings: ``config`` (:class:`RecognizerConfig`), any of
     its fields overridden by keyword, e.g. ``Recognizer(fill_grid=False)``."""
@@ -63,7 +63,7 @@ class Recognizer:
         self.stages = Stages(
             load=PhotoLoader(c),
             find=TileFinder(proposers if proposers is not None else [LearnedProposer()],
-                            BoxRefiner() if refiner is True else (refiner or None), c),
+                            (BoxRefiner() if refiner_wanted() else None) if refiner is True else (refiner or None), c),
             read=TileReader(classifier or TileClassifier(), c),
             lay_out=TileLayout(UpProbe() if up is True else (up or None), c),
             group=HandGrouper(c),
