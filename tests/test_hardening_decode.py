@@ -158,3 +158,67 @@ def test_an_unreadable_file_says_so(tmp_path):
     with pytest.raises(ImageError) as e:
         load_photo(str(p))
     assert e.value.kind == "unreadable" and "permission denied" in str(e.value)
+
+
+def _jpeg(path, orientation: int = 1, **save) -> np.ndarray:
+    """A photo-like colour JPEG (odd sides, so that reduced sizes round up), EXIF-turned."""
+    from PIL import Image
+
+    rng = np.random.default_rng(3)
+    a = np.kron(rng.integers(0, 256, (41, 63, 3), dtype=np.uint8), np.ones((25, 25, 1), np.uint8))[:1023, :1571]
+    a = (a.astype(np.int16) + rng.integers(-20, 21, a.shape)).clip(0, 255).astype(np.uint8)
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    Image.fromarray(a).save(path, "JPEG", exif=exif, **save)
+    return a
+
+
+@pytest.mark.parametrize("save", [{"quality": 90}, {"quality": 70, "subsampling": 0},
+                                  {"quality": 95, "progressive": True, "subsampling": 2}])
+def test_a_colour_jpeg_decoded_by_opencv_is_pillows_picture(tmp_path, monkeypatch, save):
+    """Colour JPEGs are decoded by OpenCV straight into the array: pixel for pixel what Pillow
+    gives, at full size and reduced 2, 4 and 8 times, whatever the EXIF orientation."""
+    real, taken = vio._opencv_jpeg, []
+
+    def opencv(*args):
+        taken.append(real(*args))
+        return taken[-1]
+
+    for orientation in (1, 6):
+        p = tmp_path / f"o{orientation}.jpg"
+        _jpeg(p, orientation, **save)
+        for args in ({}, {"max_side": 800}, {"max_side": 400}, {"max_side": 300}, {"reduce": 8}):
+            monkeypatch.setattr(vio, "_opencv_jpeg", opencv)
+            fast = load_photo(str(p), **args)
+            assert taken[-1] is not None  # the OpenCV path was taken
+            monkeypatch.setattr(vio, "_opencv_jpeg", lambda *a: None)
+            slow = load_photo(str(p), **args)
+            assert fast[1] == slow[1] and np.array_equal(fast[0], slow[0]) and fast[0].flags.writeable, (orientation, args)
+            assert fast[1] == ((1571, 1023) if orientation == 1 else (1023, 1571))  # turned as a person sees it
+
+
+def test_jpegs_opencv_does_not_decode_as_pillow_go_through_pillow(tmp_path):
+    """A JPEG cut short is refused as before; grey and CMYK JPEGs are read by Pillow."""
+    from PIL import Image
+
+    a = _jpeg(tmp_path / "whole.jpg")
+    data = (tmp_path / "whole.jpg").read_bytes()
+    (tmp_path / "cut.jpg").write_bytes(data[:len(data) * 2 // 3])
+    with pytest.raises(ImageError, match="corrupt or truncated"):
+        load_photo(str(tmp_path / "cut.jpg"))
+    for mode in ("L", "CMYK"):
+        p = tmp_path / f"{mode}.jpg"
+        Image.fromarray(a).convert(mode).save(p, "JPEG", quality=90)
+        with Image.open(p) as im:
+            assert vio._opencv_jpeg(str(p), im, im.size) is None
+            want = np.asarray(im.convert("RGB"))
+        assert np.array_equal(load_photo(str(p))[0], want)
+
+
+def test_a_colour_jpeg_takes_no_more_than_its_decoded_pixels(tmp_path):
+    from benchmarks.decode_memory import make
+
+    p = tmp_path / "photo.jpg"
+    make("baseline.jpg", SIDE, str(p))
+    rise = _peak("load", str(p), _small(tmp_path))  # decoded at half size: 9 MP, 3 bytes a pixel
+    assert rise < (SIDE // 2) ** 2 * 3 + 40 * MB, f"{rise / MB:.0f} MB"

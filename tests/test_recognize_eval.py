@@ -383,13 +383,14 @@ def test_all_held_out_prints_each_part_and_every_column(monkeypatch, tmp_path, c
     data = _fake_data(tmp_path)
     detector = tmp_path / "old.onnx"
     detector.write_bytes(b"")
-    launched = []
+    launched, refiners = [], []
 
-    def fake_launch(system, paths, detector=None):
+    def fake_launch(system, paths, detector=None, refiner=None):
         """The labels themselves as mjcam's reading, nothing from the baseline, every tile read 1m by the peer."""
         from datasets.readers import LabelledImage, read_yolo
 
         launched.append((system, detector, len(paths)))
+        refiners.append(refiner)
         by_path = {}
         for root, sub in ((os.path.join(data, "roboflow-hk-chinese"), "valid"),
                           (os.path.join(data, "roboflow-rethink-bonus"), "")):
@@ -410,6 +411,7 @@ def test_all_held_out_prints_each_part_and_every_column(monkeypatch, tmp_path, c
     text = capsys.readouterr().out
     # two photos of each rethink part (--limit: of each part), valid's one HK photo
     assert launched == [("mjcam", None, 5), ("mjcam", str(detector), 5), ("peer", None, 5)]
+    assert refiners == [None, None, None]
     for head in ("\nHK valid: 1 photos", "\nrethink test: 2 photos", "\nrethink unseen set: 2 photos",
                  "\nall held-out photos: 5 photos"):
         assert head in text
@@ -427,6 +429,11 @@ def test_all_held_out_prints_each_part_and_every_column(monkeypatch, tmp_path, c
     # a part's time: its photos' own (1 s each) and its share of loading the models (1 s a photo here)
     assert figures["peer"]["parts"]["rethink test"]["s_per_photo_640"] == 2.0
     assert figures["peer"]["s_per_photo_640"] == 2.0 and figures["peer"]["recall"] == 1.0
+
+    launched.clear(), refiners.clear()  # a candidate's boxes as they come, the baseline with the shipped refiner
+    ev.main(["--data", data, "--photos", "valid", "--timing", "0", "--detector", str(detector), "--refiner", "none",
+             "--baseline-detector", str(detector)])
+    assert refiners == ["none", None, None] and "mjcam (detector old.onnx, refiner none)" in capsys.readouterr().out
 
 
 def test_upscaled_cuts_letterbox_bars_and_keeps_the_photo_shape(tmp_path):

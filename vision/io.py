@@ -47,7 +47,8 @@ def load_image(path: str) -> np.ndarray:
 # Every picture goes through one path (:func:`load_photo`): decoded as it is stored (JPEGs at
 # reduced size when a smaller copy is asked for), then turned into RGB and scaled down one tile at a
 # time, so that besides the decoded picture (at most 4 bytes a pixel: 0.8 GB at the 200 MP limit)
-# only a tile and the result are ever in memory, whatever the pixel format.
+# only a tile and the result are ever in memory, whatever the pixel format. A colour JPEG (nearly
+# every phone photo) is decoded by OpenCV straight into the array instead (:func:`_opencv_jpeg`).
 TILE = 1024  # the side of the tiles a picture is converted in (a multiple of the reduction factor)
 WHOLE_PIXELS = 5_000_000  # an RGB picture up to this size at full scale is copied out whole (see _converted)
 # what the decoders may hold at once for one picture; a picture that would need more is refused
@@ -154,6 +155,31 @@ def _converted(im, f: int) -> np.ndarray:
     return out
 
 
+def _opencv_jpeg(path: str, im, size: tuple[int, int]) -> np.ndarray | None:
+    """The colour JPEG ``im`` (opened, its draft set; ``size`` its full size) decoded by OpenCV
+    straight into an RGB array, at the draft's reduction: the same libjpeg-turbo decoding, the same
+    pixels as Pillow gives, in about half the time (nothing is copied out of Pillow's storage).
+    None where it does not apply: another format or colour model, a reduction OpenCV does not
+    make, a file not ending in the JPEG end marker (cut short: Pillow says so) or one OpenCV cannot
+    decode."""
+    import cv2
+
+    if im.format not in ("JPEG", "MPO") or im.mode != "RGB":
+        return None
+    w, h = size
+    k = next((k for k in (1, 2, 4, 8) if (-(-w // k), -(-h // k)) == im.size), None)
+    flag = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+            8: cv2.IMREAD_REDUCED_COLOR_8}.get(k)
+    data = np.fromfile(path, np.uint8)
+    if flag is None or data[-2:].tobytes() != b"\xff\xd9":
+        return None
+    bgr = cv2.imdecode(data, flag | cv2.IMREAD_IGNORE_ORIENTATION)  # EXIF orientation is applied below
+    if bgr is None or bgr.shape != (im.size[1], im.size[0], 3):
+        return None
+    del data
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB, dst=bgr)  # in place: no second copy of a large picture
+
+
 def load_photo(path: str, max_side: int | None = None, reduce: int = 1) -> tuple[np.ndarray, tuple[int, int]]:
     """The picture as an RGB array whose long side is at most ``max_side`` (JPEGs are decoded at
     reduced size directly, which saves time and memory on 12 MP photos; other pictures are turned
@@ -192,9 +218,11 @@ def load_photo(path: str, max_side: int | None = None, reduce: int = 1) -> tuple
                 if need > DECODE_BUDGET:
                     raise ImageError(f"{path}: a {w}x{h} {im.format} takes {need / 2 ** 30:.1f} GB to decode, "
                                      f"over the {DECODE_BUDGET / 2 ** 30:.1f} GB allowed; {advice}", "too-large")
-                im.load()  # decoded as stored: at most 4 bytes a pixel
                 f = max(1, max(im.size) // max_side) if max_side else reduce if im.size == (w, h) else 1
-                arr = _converted(im, f)
+                arr = _opencv_jpeg(path, im, (w, h)) if f == 1 else None
+                if arr is None:
+                    im.load()  # decoded as stored: at most 4 bytes a pixel
+                    arr = _converted(im, f)
     except ImageError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
