@@ -327,6 +327,26 @@ def parts_out(boxes: np.ndarray, scores: np.ndarray, part_of: float) -> tuple[np
     return boxes[~part], scores[~part]
 
 
+def overlapping_out(boxes, scores, inside: float) -> list[int]:
+    """Indices of the boxes kept, surest first, when a box lying ``inside`` of its area or more
+    inside a kept surer box is dropped (non-maximum suppression by the share of the less sure
+    box's own area, not by IoU: a part of a tile, or a box across its edge and the cloth beside
+    it, overlaps the tile's box little by IoU).
+
+    >>> overlapping_out([[0, 0, 100, 140], [60, -20, 130, 40], [200, 0, 300, 140]], [0.6, 0.4, 0.5], 0.1)
+    [0, 2]
+    >>> overlapping_out([[0, 0, 100, 140], [95, 0, 195, 140]], [0.6, 0.5], 0.1)  # touching tiles stay
+    [0, 1]
+    """
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    order = [int(k) for k in np.argsort(-np.asarray(scores, np.float64), kind="stable")]
+    kept: list[int] = []
+    for k in order:
+        if not kept or not _within(b[k:k + 1], b[kept], inside).any():
+            kept.append(k)
+    return kept
+
+
 def wholes_over_parts(boxes: np.ndarray, scores: np.ndarray, wholes: np.ndarray, whole_scores: np.ndarray,
                       inside: float, larger: float) -> np.ndarray:
     """Which ``boxes`` are parts of a tile found whole: each lies at least ``inside`` of its area
