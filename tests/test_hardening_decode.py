@@ -222,3 +222,13 @@ def test_a_colour_jpeg_takes_no_more_than_its_decoded_pixels(tmp_path):
     make("baseline.jpg", SIDE, str(p))
     rise = _peak("load", str(p), _small(tmp_path))  # decoded at half size: 9 MP, 3 bytes a pixel
     assert rise < (SIDE // 2) ** 2 * 3 + 40 * MB, f"{rise / MB:.0f} MB"
+
+
+def test_decode_speed_benchmark_times_both_paths_on_the_same_pixels(tmp_path, capsys):
+    from benchmarks.decode_speed import main
+
+    _jpeg(tmp_path / "a.jpg")
+    main([str(tmp_path / "a.jpg"), "--rounds", "2", "--side", "800"])
+    out = capsys.readouterr().out
+    assert "OpenCV" in out and "Pillow" in out and "the same pixels: yes" in out
+    assert vio._opencv_jpeg.__name__ == "_opencv_jpeg"  # the OpenCV path put back
