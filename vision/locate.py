@@ -327,31 +327,6 @@ def parts_out(boxes: np.ndarray, scores: np.ndarray, part_of: float) -> tuple[np
     return boxes[~part], scores[~part]
 
 
-def centred_out(boxes, scores, core: float = 1.0) -> list[int]:
-    """Indices of the boxes kept, surest first, when a box whose centre lies inside the core of a
-    kept surer box (its middle ``core`` of each side) is dropped. Two tiles lie side by side, so
-    neither box's centre falls in the other's core even where the boxes are drawn wider than the
-    tiles and overlap; a part of a tile has its centre on the tile.
-
-    >>> centred_out([[0, 0, 100, 140], [20, 30, 80, 90], [200, 0, 300, 140]], [0.6, 0.4, 0.5])
-    [0, 2]
-    >>> centred_out([[0, 0, 150, 140], [70, 0, 220, 140]], [0.6, 0.5], 0.8)  # wide boxes of two tiles
-    [0, 1]
-    >>> centred_out([[0, 0, 150, 140], [70, 0, 220, 140]], [0.6, 0.5], 1.0)
-    [0]
-    """
-    b = np.asarray(boxes, np.float64).reshape(-1, 4)
-    cx, cy = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
-    k = (1.0 - core) / 2
-    inner = b + k * np.stack([b[:, 2] - b[:, 0], b[:, 3] - b[:, 1], b[:, 0] - b[:, 2], b[:, 1] - b[:, 3]], axis=1)
-    kept: list[int] = []
-    for i in (int(i) for i in np.argsort(-np.asarray(scores, np.float64), kind="stable")):
-        o = inner[kept]
-        if not ((o[:, 0] <= cx[i]) & (cx[i] <= o[:, 2]) & (o[:, 1] <= cy[i]) & (cy[i] <= o[:, 3])).any():
-            kept.append(i)
-    return kept
-
-
 def wholes_over_parts(boxes: np.ndarray, scores: np.ndarray, wholes: np.ndarray, whole_scores: np.ndarray,
                       inside: float, larger: float) -> np.ndarray:
     """Which ``boxes`` are parts of a tile found whole: each lies at least ``inside`` of its area

@@ -35,7 +35,7 @@ from .layout import (AWAY, CUT, DOUBTED, FRAME_NOTES, TOPS, UP_MIN_TILES, cut_of
                      orientations, outlined, photo_order, read_twice_out, reordered, set_apart, shows_table,
                      spanners_out, straddlers_out, up_decision)
 from .light import balanced, brightened, relit
-from .locate import WORK_SIDE, BoxRefiner, LearnedProposer, Proposal, centred_out, suppress
+from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
 from .preprocess import shrink
 from .recognition import Recognition, TileRead
 from .stretch import stretches
@@ -68,10 +68,6 @@ class RecognizerConfig:
     #: overlap ``duplicate_iou`` are one tile read twice (a slanted row's tiles stay apart)
     duplicate_iou: float = 0.25
     duplicate_core: float = 0.6
-    #: read: in a photo of fewer than five sure tiles (a close-up: the detector's test for one), a
-    #: tile whose box centre lies inside the middle ``closeup_core`` of a surer tile's box (of each
-    #: side) is a part of it and is dropped (:func:`vision.locate.centred_out`; None: never)
-    closeup_core: float | None = None
     #: read: the one-tile gaps of rows (:func:`vision.layout.row_gaps`) are read, and with
     #: ``fill_grid`` the missing cells of a grid (:func:`vision.layout.grid_gaps`) ...
     fill_gaps: bool = True
@@ -356,9 +352,6 @@ class TileReader:
         kept = [r for i, r in enumerate(kept) if r.code not in (BACK, WHITE)
                 or (r.code == WHITE and outlined(image, r.proposal.box))
                 or not shows_table(image, r.proposal.box, [o.proposal.box for j, o in enumerate(kept) if j != i])]
-        scores = [r.proposal.score for r in kept]
-        if c.closeup_core is not None and sum(v >= LearnedProposer.ZOOM_SURE for v in scores) < LearnedProposer.HAND_MIN:
-            kept = [kept[k] for k in centred_out([r.proposal.box for r in kept], scores, c.closeup_core)]
         return ReadTiles(kept)
 
 
