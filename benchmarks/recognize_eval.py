@@ -3,7 +3,8 @@
     pip install '.[bench]'
     python -m benchmarks.recognize_eval --data ../shared/data [--limit N] [--timing 20] [--rounds 3]
         [--photos valid|rethink-test|rethink-unseen|all-held-out|held-out|unseen-set]
-        [--detector FILE] [--refiner FILE|none] [--baseline-detector FILE] [--frame K] [--strips] [--condition NAME] [--mended]
+        [--detector FILE] [--refiner FILE|none] [--baseline-detector FILE] [--frame K] [--strips]
+        [--condition NAME] [--mended]
 
 Photos (``--photos``), each read at its own size; none of them trained or tuned on by mjcam's models:
 
@@ -24,7 +25,8 @@ and for the 12 MP timing their bars are cut off and the photo grown to 12 MP at 
 
 Systems, side by side, each in a process of its own: mjcam (with ``--detector FILE``, with that
 ONNX tile detector in place of the shipped one, through ``MJCAM_DETECTOR``: a candidate judged
-before it ships); with ``--baseline-detector FILE``, mjcam again with that detector in a column of
+before it ships; with ``--refiner FILE`` or ``--refiner none``, that box refiner or none, through
+``MJCAM_REFINER``); with ``--baseline-detector FILE``, mjcam again with that detector in a column of
 its own (and the differences printed under the table); and the peer. ``--json FILE`` writes each
 column's figures (with all-held-out, each part's under ``parts``).
 

@@ -193,7 +193,8 @@ def test_a_colour_jpeg_decoded_by_opencv_is_pillows_picture(tmp_path, monkeypatc
             assert taken[-1] is not None  # the OpenCV path was taken
             monkeypatch.setattr(vio, "_opencv_jpeg", lambda *a: None)
             slow = load_photo(str(p), **args)
-            assert fast[1] == slow[1] and np.array_equal(fast[0], slow[0]) and fast[0].flags.writeable, (orientation, args)
+            same = fast[1] == slow[1] and np.array_equal(fast[0], slow[0])
+            assert same and fast[0].flags.writeable, (orientation, args)
             assert fast[1] == ((1571, 1023) if orientation == 1 else (1023, 1571))  # turned as a person sees it
 
 
