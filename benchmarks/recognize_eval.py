@@ -83,6 +83,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from mjcam.models import registry
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PEER_CODES = {"chun": "Rd", "haku": "Wd", "hatsu": "Gd", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
@@ -195,6 +197,21 @@ def columns(detector: str | None = None, baseline_detector: str | None = None,
             name = f"mjcam (baseline detector {os.path.basename(baseline_detector)})"
         out.append((name, "mjcam", baseline_detector))
     return out + [("peer", "peer", None)]
+
+
+def column_refiner(k: int, system: str, refiner: str | None) -> str | None:
+    """The box refiner the ``k``-th column's worker is handed: ``refiner`` (``--refiner``) for the
+    first, mjcam as it stands; the shipped one for a baseline column, whatever ``MJCAM_REFINER``
+    says; None (the environment as it is) otherwise.
+
+    >>> column_refiner(0, "mjcam", "none"), column_refiner(2, "peer", None)
+    ('none', None)
+    >>> column_refiner(1, "mjcam", "none") == registry.path("box-refiner")
+    True
+    """
+    if system != "mjcam":
+        return None
+    return refiner if k == 0 else registry.path("box-refiner")
 
 
 # ---------------------------------------------------------------- scoring the predictions
@@ -829,14 +846,17 @@ def evaluate(args, folder: str) -> None:
         print(_tiles_line(len(recs), "held-out photos in all", recs))
     cols = columns(args.detector, args.baseline_detector, args.refiner)
     names = [c[0] for c in cols]
+    refiners = {name: column_refiner(k, system, args.refiner) for k, (name, system, _) in enumerate(cols)}
     figures, by_part = {}, {}
     for name, system, detector in cols:
-        res = launch(system, paths, detector, args.refiner if name == names[0] else None)
+        res = launch(system, paths, detector, refiners[name])
         m = figures_of(recs, res["preds"])
         m["s_per_photo_640"] = res["seconds"] / len(paths)
         m["peak_mb_640"] = res["peak_mb"]
         if system == "mjcam":
             m["detector"] = os.path.abspath(detector) if detector else os.environ.get("MJCAM_DETECTOR") or "shipped"
+            r = refiners[name] or os.environ.get("MJCAM_REFINER", "").strip() or "shipped"
+            m["refiner"] = r if r.lower() == "none" or r == "shipped" else os.path.abspath(r)
         figures[name] = m
         if len(parts) > 1:
             # each part's time per photo: its photos' own times and its share of loading the models
@@ -858,7 +878,7 @@ def evaluate(args, folder: str) -> None:
             big = upscaled(timed, tmp, boxed)
             for k in range(max(1, args.rounds)):
                 for name, system, detector in (cols if k % 2 == 0 else cols[::-1]):  # each goes first in turn
-                    res = launch(system, big, detector, args.refiner if name == names[0] else None)
+                    res = launch(system, big, detector, refiners[name])
                     f = figures[name]
                     f["s_per_photo_12mp"] = min(f.get("s_per_photo_12mp", math.inf), res["seconds"] / len(big))
                     f["peak_mb_12mp"] = max(f.get("peak_mb_12mp", 0.0), res["peak_mb"])

@@ -186,8 +186,9 @@ def main(argv=None) -> None:
     ap.add_argument("--holdout", type=float, default=0.1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--proposals", action=argparse.BooleanOptionalAction, default=True,
-                    help="also train on the shipped detector's own proposals (three looks) of the training "
-                         "photos, and choose the epoch on its proposals of the held-out ones")
+                    help="also train on the detector's own proposals (three looks) of the training photos, and "
+                         "choose the epoch on its proposals of the held-out ones (the shipped detector, or the one "
+                         "MJCAM_DETECTOR names)")
     ap.add_argument("--init", metavar="STATE",
                     help="start from these weights (a .best state dict, a resumable .pt checkpoint or an exported "
                          ".onnx refiner such as the shipped one): a fine-tune")
@@ -205,9 +206,11 @@ def main(argv=None) -> None:
     hold_items = load_photos([r for r in recs if r.source in held], turned_sizes=True)
     extra, hold_extra = [], []
     if args.proposals:
+        from mjcam.models.registry import sha256
         from mjcam.vision.locate import LearnedProposer
 
-        cache = os.path.join(args.work, f"proposals-{args.seed}-{args.holdout}.json")
+        detector = LearnedProposer().model_path  # the proposals kept are this detector's, named by its digest
+        cache = os.path.join(args.work, f"proposals-{args.seed}-{args.holdout}-{sha256(detector)[:12]}.json")
         if os.path.exists(cache):
             with open(cache) as fh:
                 extra, hold_extra = json.load(fh)

@@ -199,7 +199,8 @@ def test_a_colour_jpeg_decoded_by_opencv_is_pillows_picture(tmp_path, monkeypatc
 
 
 def test_jpegs_opencv_does_not_decode_as_pillow_go_through_pillow(tmp_path):
-    """A JPEG cut short is refused as before; grey and CMYK JPEGs are read by Pillow."""
+    """A JPEG cut short is refused as before, also when a complete thumbnail sits in its header;
+    grey and CMYK JPEGs are read by Pillow."""
     from PIL import Image
 
     a = _jpeg(tmp_path / "whole.jpg")
@@ -207,6 +208,14 @@ def test_jpegs_opencv_does_not_decode_as_pillow_go_through_pillow(tmp_path):
     (tmp_path / "cut.jpg").write_bytes(data[:len(data) * 2 // 3])
     with pytest.raises(ImageError, match="corrupt or truncated"):
         load_photo(str(tmp_path / "cut.jpg"))
+    thumb = (tmp_path / "thumb.jpg")
+    Image.fromarray(a[:40, :60]).save(thumb, "JPEG")
+    payload = b"Exif\0\0" + thumb.read_bytes()  # a thumbnail's own scan and end marker, in an APP1 segment
+    with_thumb = data[:2] + b"\xff\xe1" + (len(payload) + 2).to_bytes(2, "big") + payload + data[2:]
+    assert vio._jpeg_complete(with_thumb) and not vio._jpeg_complete(with_thumb[:len(with_thumb) * 2 // 3])
+    (tmp_path / "cut-thumb.jpg").write_bytes(with_thumb[:len(with_thumb) * 2 // 3])
+    with pytest.raises(ImageError, match="corrupt or truncated"):
+        load_photo(str(tmp_path / "cut-thumb.jpg"))
     for mode in ("L", "CMYK"):
         p = tmp_path / f"{mode}.jpg"
         Image.fromarray(a).convert(mode).save(p, "JPEG", quality=90)
@@ -214,6 +223,26 @@ def test_jpegs_opencv_does_not_decode_as_pillow_go_through_pillow(tmp_path):
             assert vio._opencv_jpeg(str(p), im, im.size) is None
             want = np.asarray(im.convert("RGB"))
         assert np.array_equal(load_photo(str(p))[0], want)
+
+
+def test_bytes_after_the_end_marker_and_mpo_files_take_the_opencv_path(tmp_path, monkeypatch):
+    """Some phones add bytes after a JPEG's end (a motion photo's video, a maker's trailer); an
+    MPO holds a second picture after the first: OpenCV decodes the first picture, as Pillow does."""
+    from PIL import Image
+
+    a = _jpeg(tmp_path / "whole.jpg")
+    (tmp_path / "trailer.jpg").write_bytes((tmp_path / "whole.jpg").read_bytes() + b"\x00ftypmp42" + bytes(5000))
+    Image.fromarray(a).save(tmp_path / "pair.mpo", "MPO", save_all=True, append_images=[Image.fromarray(a[::-1])])
+    real, taken = vio._opencv_jpeg, []
+    monkeypatch.setattr(vio, "_opencv_jpeg", lambda *args: taken.append(real(*args)) or taken[-1])
+    for name in ("trailer.jpg", "pair.mpo"):
+        fast = load_photo(str(tmp_path / name), 800)[0]
+        assert taken[-1] is not None, name
+        with Image.open(tmp_path / name) as im:
+            assert im.format in ("JPEG", "MPO")
+        monkeypatch.setattr(vio, "_opencv_jpeg", lambda *args: None)
+        assert np.array_equal(fast, load_photo(str(tmp_path / name), 800)[0]), name
+        monkeypatch.setattr(vio, "_opencv_jpeg", lambda *args: taken.append(real(*args)) or taken[-1])
 
 
 def test_a_colour_jpeg_takes_no_more_than_its_decoded_pixels(tmp_path):
@@ -231,5 +260,5 @@ def test_decode_speed_benchmark_times_both_paths_on_the_same_pixels(tmp_path, ca
     _jpeg(tmp_path / "a.jpg")
     main([str(tmp_path / "a.jpg"), "--rounds", "2", "--side", "800"])
     out = capsys.readouterr().out
-    assert "OpenCV" in out and "Pillow" in out and "the same pixels: yes" in out
+    assert "1 of them decoded by OpenCV" in out and "Pillow" in out and "the same pixels: yes" in out
     assert vio._opencv_jpeg.__name__ == "_opencv_jpeg"  # the OpenCV path put back

@@ -162,7 +162,7 @@ def test_mjcam_refiner_names_the_refiner_or_none(monkeypatch):
     assert Recognizer().refiner.model_path == DEFAULT_REFINER
     monkeypatch.setenv("MJCAM_REFINER", " None ")  # the detector's boxes as they come
     assert Recognizer().refiner is None
-    assert Recognizer(refiner=BoxRefiner()).refiner is not None  # one passed in is used
+    assert Recognizer(refiner=BoxRefiner()).refiner.model_path == DEFAULT_REFINER  # one passed in is used
     monkeypatch.setenv("MJCAM_REFINER", DEFAULT_DETECTOR)  # a file: used, and refused if no refiner
     with pytest.raises(ModelError, match="no box refiner metadata"):
         Recognizer().refiner.session

@@ -371,10 +371,17 @@ def window_input(win: np.ndarray, mean, std) -> np.ndarray:
 DEFAULT_REFINER = registry.path("box-refiner")
 
 
+def refiner_named() -> str:
+    """What ``MJCAM_REFINER`` names: a box refiner file, ``none`` (the detector's boxes read as it
+    gives them: a detector of your own, trained after the shipped refiner learnt the shipped
+    detector's boxes), or nothing (``""``: the shipped refiner)."""
+    value = os.environ.get("MJCAM_REFINER", "").strip()
+    return "none" if value.lower() == "none" else value
+
+
 def refiner_wanted() -> bool:
-    """False where ``MJCAM_REFINER`` is ``none``: the detector's boxes are read as it gives them
-    (a detector of your own, trained after the shipped refiner learnt the shipped detector's boxes)."""
-    return os.environ.get("MJCAM_REFINER", "").strip().lower() != "none"
+    """False where ``MJCAM_REFINER`` is ``none``."""
+    return refiner_named() != "none"
 
 
 class BoxRefiner(OnnxStage):
@@ -386,7 +393,8 @@ class BoxRefiner(OnnxStage):
     what = "box refiner"
 
     def __init__(self, model_path: str | None = None, rounds: int = 1, threads: int | None = None, batch: int = 64):
-        super().__init__(model_path or os.environ.get("MJCAM_REFINER") or DEFAULT_REFINER, threads)
+        named = refiner_named()
+        super().__init__(model_path or (named if named != "none" else "") or DEFAULT_REFINER, threads)
         self.rounds, self.batch = rounds, batch
         self.meta: dict = {}
 
