@@ -167,7 +167,7 @@ def _jpeg_complete(data: bytes) -> bool:
         if marker == 0xFF:  # a fill byte before a marker
             pos += 1
         elif marker == 0xDA:
-            return data.find(b"\xff\xd9", pos) >= 0
+            return data.rfind(b"\xff\xd9", pos) >= 0  # from the end: where a whole file has it
         elif 0xD0 <= marker <= 0xD8 or marker == 0x01:  # markers with no length
             pos += 2
         else:
