@@ -1,6 +1,7 @@
 """Close-ups: one tile, or a few, filling much of a phone photo, each read once?
 
     python -m benchmarks.closeup_eval [--sets real dorothys] [--samples] [--few]
+    python -m benchmarks.closeup_eval --tuning ../shared/data [--seed 5]
 
 Two kinds of close-up, none of them seen in training:
 
@@ -10,6 +11,10 @@ Two kinds of close-up, none of them seen in training:
 - ``--samples``: each tile of the four sample photos cut out, laid on a cloth with a margin of a
   third of a tile, and enlarged to fill 60 % and 90 % of a 12 MP frame (blurred: the tiles are
   40 to 70 px in the samples).
+
+``--tuning DATA`` reads instead close-ups made the same way from the tuning photos' labelled
+tiles (HK's and rethink-bonus's, ``datasets.splits``; ``--seed`` draws others): a setting for
+close-ups is chosen on those, then judged on the two kinds above, which no choice has looked at.
 
 ``--few`` adds close-ups of a few tiles side by side: twelve rows of 2, 3 or 4 tiles drawn from
 each xmahjongg set, as tall as a phone's frame allows; and 2, 3 and 5 neighbouring tiles of the
@@ -57,6 +62,66 @@ def set_closeups(names: list[str], few: bool = False):
             yield f"{name} {' '.join(row)}", hand.image, row
 
 
+def _on_cloth(part: np.ndarray, rng) -> list[tuple[float, np.ndarray]]:
+    """``part`` (a tile or a row of tiles cut from a photo) laid on a green cloth with a margin of
+    a third of its height, enlarged to fill 60 % and 90 % of a 12 MP frame: ``(fill, picture)``."""
+    h, w = part.shape[:2]
+    m = h // 3
+    cloth = np.clip(np.float32((40, 110, 60)) + rng.normal(0, 5, (h + 2 * m, w + 2 * m, 3)), 0, 255).astype(np.uint8)
+    cloth[m:m + h, m:m + w] = part
+    out = []
+    for fill in (0.6, 0.9):
+        s = min(fill * 3000 / cloth.shape[0], fill * 4000 / cloth.shape[1])
+        out.append((fill, cv2.resize(cloth, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)))
+    return out
+
+
+def _row_from(boxes, first: int, count: int) -> list:
+    """``count`` labelled boxes side by side from the ``first``-th from the left (same row: centres
+    within a third of a tile's height, next to each other, of about one height), fewer if the row ends."""
+    boxes = sorted(boxes, key=lambda b: b.box[0])
+    row = [boxes[first]]
+    for b in boxes[first + 1:]:
+        if len(row) == count:
+            break
+        x1, y1, x2, y2 = row[-1].box
+        h = y2 - y1
+        if (abs((b.box[1] + b.box[3]) / 2 - (y1 + y2) / 2) < h / 3 and -h / 8 <= b.box[0] - x2 < h / 4
+                and abs(b.box[3] - b.box[1] - h) < h / 4):
+            row.append(b)
+    return row
+
+
+def tuning_closeups(data: str, count: int, many: int, seed: int = 5, least: float = 12.0):
+    """(label, picture, codes) of ``many`` close-ups of ``count`` neighbouring labelled tiles (2 to
+    5 when ``count`` is 0, in turn) cut from the tuning photos (``datasets.splits``: HK's tuning
+    tenth and rethink-bonus's tuning sources, never the figures' photos), each enlarged as
+    :func:`sample_closeups` enlarges the samples' tiles: where a close-up setting is chosen before
+    the samples and the scanned sets judge it. Tiles under ``least`` pixels are passed over."""
+    from datasets.splits import split
+    from mjcam.vision.io import load_photo
+
+    sp = split(data)
+    recs = [r for r in sp.hk_tune + sp.rethink_tune if r.boxes]
+    rng = np.random.default_rng(seed)
+    made = 0
+    for _ in range(50 * many):
+        if made == many or not recs:
+            return
+        r = recs[int(rng.integers(len(recs)))]
+        want = count or 2 + made % 4
+        row = _row_from(r.boxes, int(rng.integers(len(r.boxes))), want)
+        if len(row) < want or min(min(b.box[2] - b.box[0], b.box[3] - b.box[1]) for b in row) < least:
+            continue
+        photo, _ = load_photo(r.path)
+        x1, y1 = (max(0, int(min(b.box[i] for b in row))) for i in (0, 1))
+        x2, y2 = (int(round(max(b.box[i] for b in row))) for i in (2, 3))
+        codes = [b.code for b in row]
+        made += 1
+        for fill, picture in _on_cloth(photo[y1:y2, x1:x2], rng):
+            yield f"{os.path.basename(r.path)[:24]} {' '.join(codes)} {fill:.0%}", picture, codes
+
+
 def sample_closeups(count: int = 1, every: int = 1):
     """(label, picture, codes) of ``count`` neighbouring tiles of the sample photos (each ``every``
     th start) enlarged to fill a 12 MP frame."""
@@ -74,16 +139,9 @@ def sample_closeups(count: int = 1, every: int = 1):
             row = tiles[k:k + count]
             x1, y1 = (round(min(t[i] for t in row)) for i in (1, 2))
             x2, y2 = (round(max(t[i] for t in row)) for i in (3, 4))
-            part = photo[y1:y2, x1:x2]
-            m = (y2 - y1) // 3
-            cloth = np.clip(np.float32((40, 110, 60)) + rng.normal(0, 5, (y2 - y1 + 2 * m, x2 - x1 + 2 * m, 3)), 0, 255)
-            cloth = cloth.astype(np.uint8)
-            cloth[m:m + y2 - y1, m:m + x2 - x1] = part
             codes = [t[0] for t in row]
-            for fill in (0.6, 0.9):
-                s = min(fill * 3000 / cloth.shape[0], fill * 4000 / cloth.shape[1])
-                yield f"{name} {k} {' '.join(codes)} {fill:.0%}", cv2.resize(cloth, None, fx=s, fy=s,
-                                                                             interpolation=cv2.INTER_CUBIC), codes
+            for fill, picture in _on_cloth(photo[y1:y2, x1:x2], rng):
+                yield f"{name} {k} {' '.join(codes)} {fill:.0%}", picture, codes
 
 
 def main(argv=None) -> None:
@@ -91,11 +149,21 @@ def main(argv=None) -> None:
     ap.add_argument("--sets", nargs="*", default=["real", "dorothys"], help="xmahjongg sets to lay out (none: skip)")
     ap.add_argument("--samples", action="store_true", help="the sample photos' tiles enlarged as well")
     ap.add_argument("--few", action="store_true", help="close-ups of a few tiles side by side as well")
+    ap.add_argument("--tuning", metavar="DATA", help="instead of those, close-ups cut from the tuning photos of the "
+                    "labelled sets in DATA (80 single tiles and 60 rows of 2 to 5, each at two fills): where a "
+                    "close-up setting is chosen")
+    ap.add_argument("--seed", type=int, default=5, help="with --tuning: which tiles are drawn")
     args = ap.parse_args(argv)
     from mjcam.vision.pipeline import default_recognizer
 
     rec = default_recognizer()
     kinds = []
+    if args.tuning:
+        if not os.path.isdir(args.tuning):
+            ap.error(f"no data folder {args.tuning}")
+        args.sets, args.samples = [], False
+        kinds += [("tuning photos' tiles, one tile", tuning_closeups(args.tuning, 1, 80, args.seed)),
+                  ("tuning photos' tiles, rows of 2 to 5", tuning_closeups(args.tuning, 0, 60, args.seed + 1000))]
     if args.sets:
         kinds.append(("xmahjongg sets, one tile", set_closeups(args.sets)))
         if args.few:

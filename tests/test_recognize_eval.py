@@ -522,3 +522,28 @@ def test_closeups_of_a_few_tiles_show_neighbours_in_order():
     assert [c[2] for c in cases[:2 * len(starts):2]] == [[t[0] for t in tiles[k:k + 3]] for k in starts]
     label, picture, _ = cases[1]
     assert label.startswith(f"{name} 0 ") and max(picture.shape[0] / 3000, picture.shape[1] / 4000) == pytest.approx(0.9, abs=0.002)
+
+
+def test_tuning_closeups_come_from_the_tuning_photos_only(tmp_path):
+    from benchmarks.closeup_eval import tuning_closeups
+    from datasets.splits import split
+
+    data = _fake_data(tmp_path)
+    sp = split(data)
+    (tune,) = sp.hk_tune
+    label = os.path.join(os.path.dirname(os.path.dirname(tune.path)), "labels",
+                         os.path.basename(tune.path).rsplit(".", 1)[0] + ".txt")
+    with open(label, "w") as fh:  # three tiles side by side in the HK tuning photo (2m, 1m, 2m from the left)
+        fh.write("1 0.2 0.5 0.2 0.4\n0 0.4 0.5 0.2 0.4\n1 0.6 0.5 0.2 0.4\n")
+    tuning = {os.path.basename(r.path)[:24] for r in split(data).hk_tune + split(data).rethink_tune}
+    singles = list(tuning_closeups(data, 1, 6, seed=3))
+    assert len(singles) == 12 and all(len(codes) == 1 for _, _, codes in singles)
+    for (label_a, a, codes_a), (label_b, b, codes_b) in zip(singles[::2], singles[1::2]):  # each tile at two fills
+        assert label_a.rsplit(" ", 1)[0] == label_b.rsplit(" ", 1)[0] and codes_a == codes_b
+        assert max(a.shape[0] / 3000, a.shape[1] / 4000) == pytest.approx(0.6, abs=0.002)
+        assert max(b.shape[0] / 3000, b.shape[1] / 4000) == pytest.approx(0.9, abs=0.002)
+    assert {lab.split(" ")[0] for lab, _, _ in singles} <= tuning  # never a photo of the figures
+    rows = list(tuning_closeups(data, 3, 2, seed=3))  # only the HK tuning photo has a row of three
+    assert len(rows) == 4 and all(codes == ["2m", "1m", "2m"] for _, _, codes in rows)
+    assert all(lab.startswith(os.path.basename(tune.path)[:24]) for lab, _, _ in rows)
+    assert list(tuning_closeups(data, 5, 2, seed=3)) == []  # no row of five anywhere: none made, no endless search
