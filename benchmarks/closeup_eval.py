@@ -92,12 +92,24 @@ def _row_from(boxes, first: int, count: int) -> list:
     return row
 
 
+def _share_inside(box, rect) -> float:
+    """The share of ``box``'s area lying inside ``rect`` (both x1, y1, x2, y2).
+
+    >>> _share_inside((0, 0, 10, 10), (5, 0, 20, 10)), _share_inside((0, 0, 10, 10), (10, 0, 20, 10))
+    (0.5, 0.0)
+    """
+    ix = max(0.0, min(box[2], rect[2]) - max(box[0], rect[0]))
+    iy = max(0.0, min(box[3], rect[3]) - max(box[1], rect[1]))
+    return ix * iy / max(1e-6, (box[2] - box[0]) * (box[3] - box[1]))
+
+
 def tuning_closeups(data: str, count: int, many: int, seed: int = 5, least: float = 12.0):
     """(label, picture, codes) of ``many`` close-ups of ``count`` neighbouring labelled tiles (2 to
     5 when ``count`` is 0, in turn) cut from the tuning photos (``datasets.splits``: HK's tuning
     tenth and rethink-bonus's tuning sources, never the figures' photos), each enlarged as
     :func:`sample_closeups` enlarges the samples' tiles: where a close-up setting is chosen before
-    the samples and the scanned sets judge it. Tiles under ``least`` pixels are passed over."""
+    the samples and the scanned sets judge it. Tiles under ``least`` pixels are passed over, and so
+    are tiles whose cut would show a twentieth or more of a neighbouring labelled tile."""
     from datasets.splits import split
     from mjcam.vision.io import load_photo
 
@@ -113,9 +125,11 @@ def tuning_closeups(data: str, count: int, many: int, seed: int = 5, least: floa
         row = _row_from(r.boxes, int(rng.integers(len(r.boxes))), want)
         if len(row) < want or min(min(b.box[2] - b.box[0], b.box[3] - b.box[1]) for b in row) < least:
             continue
-        photo, _ = load_photo(r.path)
         x1, y1 = (max(0, int(min(b.box[i] for b in row))) for i in (0, 1))
         x2, y2 = (int(round(max(b.box[i] for b in row))) for i in (2, 3))
+        if any(_share_inside(b.box, (x1, y1, x2, y2)) > 0.05 for b in r.boxes if b not in row):
+            continue  # a neighbour's tile would show in the cut, unlabelled there
+        photo, _ = load_photo(r.path)
         codes = [b.code for b in row]
         made += 1
         for fill, picture in _on_cloth(photo[y1:y2, x1:x2], rng):
