@@ -52,9 +52,9 @@ class Recognizer:
     proposals, their boxes pooled (None: the shipped detector); ``refiner``, the box refiner that
     redraws the detector's boxes (``True``: ``MJCAM_REFINER``'s file where set, else the shipped
     one, none where that is ``none``; ``None`` or ``False``: the detector's boxes as they come);
-    ``up``, the which-way-up probe that tells a hand photographed from across
-    the table or turned a quarter which way round to read (``True``: the shipped one; ``None`` or
-    ``False``: the photo's own order). The settings: ``config`` (:class:`RecognizerConfig`), any of
+    ``up``, the which-way-up probe that tells a hand photographed from across the table or turned a
+    quarter which way round to read (``True``: the shipped one; ``None`` or ``False``: the photo's
+    own order). The settings: ``config`` (:class:`RecognizerConfig`), any of
     its fields overridden by keyword, e.g. ``Recognizer(fill_grid=False)``."""
 
     def __init__(self, classifier: TileClassifier | None = None, proposers: list | None = None,
