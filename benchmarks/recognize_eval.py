@@ -855,7 +855,9 @@ def evaluate(args, folder: str) -> None:
         m["peak_mb_640"] = res["peak_mb"]
         if system == "mjcam":
             m["detector"] = os.path.abspath(detector) if detector else os.environ.get("MJCAM_DETECTOR") or "shipped"
-            r = refiners[name] or os.environ.get("MJCAM_REFINER", "").strip() or "shipped"
+            from mjcam.vision.locate import refiner_named
+
+            r = refiners[name] or refiner_named() or "shipped"  # the worker's own MJCAM_REFINER where none is handed
             m["refiner"] = r if r.lower() == "none" or r == "shipped" else os.path.abspath(r)
         figures[name] = m
         if len(parts) > 1:

@@ -127,7 +127,9 @@ TILE_SCALES = ((10.0, 24.0, 0.2), (24.0, 90.0, 0.55), (90.0, 0.9 * VIEW, 0.25))
 
 def tile_scales(close: float) -> tuple[tuple[float, float, float], ...]:
     """:data:`TILE_SCALES` with the close-up band drawn ``close`` of the time, the others in their
-    proportions."""
+    proportions (:data:`TILE_SCALES` itself at its own close-up share, not recomputed)."""
+    if close == TILE_SCALES[-1][2]:
+        return TILE_SCALES
     rest = sum(share for *_, share in TILE_SCALES[:-1])
     return tuple((lo, hi, share * (1 - close) / rest) for lo, hi, share in TILE_SCALES[:-1]) + \
         ((*TILE_SCALES[-1][:2], close),)
@@ -643,8 +645,7 @@ def main(argv=None) -> None:
         return
 
     device = torch.device(args.device)
-    scales = TILE_SCALES if args.close_share == TILE_SCALES[-1][2] else tile_scales(args.close_share)
-    data = Views(items, args.seed, cast=args.cast, turn=args.turn, scales=scales)
+    data = Views(items, args.seed, cast=args.cast, turn=args.turn, scales=tile_scales(args.close_share))
     model = DetNet(imagenet=not args.init)
     if args.init:
         model.load_state_dict(load_weights(args.init))
