@@ -601,6 +601,10 @@ def main(argv=None) -> None:
                     help="export at this heat threshold (default: the one the tuning photos choose each epoch)")
     ap.add_argument("--close-share", type=float, default=TILE_SCALES[-1][2], metavar="SHARE",
                     help="that share of the views zoomed in to a close-up (the median tile 90 px or more of a 256-px view)")
+    ap.add_argument("--rethink-sizes", choices=("learn", "centres"), default="learn",
+                    help="centres: roboflow-rethink-bonus's photos teach where tiles are, not how big (its labels "
+                         "are drawn round the face, some round part of it): the boxes come out as the other "
+                         "photos and the renders draw them, round the whole tile")
     ap.add_argument("--device", default="cpu", help="where to train: cpu, or cuda for an NVIDIA GPU (trained in bfloat16)")
     ap.add_argument("--workers", type=int, default=1, help="processes making the training views")
     ap.add_argument("--budget-s", type=float, metavar="S",
@@ -625,9 +629,13 @@ def main(argv=None) -> None:
     if args.packs:
         _same_photos(os.path.join(args.work, f"photos-{args.seed}-pack.txt"), args.photos)
     w, pk = args.work, args.packs
-    train_items = kept(os.path.join(w, f"photos-{args.seed}.npz"), lambda: _need(
-        load_photos(sp.hk_train) + load_photos(sp.rethink_train, turned_sizes=True) + load_photos(own, turned_sizes=True),
-        args.data), pk, save=False)
+    train_items = kept(os.path.join(w, f"photos-{args.seed}.npz"),
+                       lambda: load_photos(sp.hk_train) + load_photos(own, turned_sizes=True), pk, save=False)
+    rethink = kept(os.path.join(w, f"rethink-{args.seed}.npz"), lambda: load_photos(sp.rethink_train, turned_sizes=True),
+                   pk, save=False)
+    if args.rethink_sizes == "centres":  # its labels are drawn round the face, often round part of it
+        rethink = [(image, boxes, False) for image, boxes, _ in rethink]
+    train_items = _need(train_items + rethink, args.data)
     # epochs and the threshold are chosen on tuning photos whose boxes are as a real photo's
     hold_items = kept(os.path.join(w, f"tuning-{args.seed}.npz"), lambda: _need(
         [it for it in load_photos(sp.hk_tune) if it[2]] + load_photos(sp.rethink_tune, turned_sizes=True), args.data),
