@@ -90,7 +90,10 @@ class DetNet(nn.Module):
         for lat, sm, f in zip(self.lat[2::-1], self.smooth, (f16, f8, f4)):
             p = sm(lat(f) + F.interpolate(p, size=f.shape[-2:], mode="nearest"))
         y = self.body(p)
-        return torch.sigmoid(self.heat(y)), self.size(y), torch.sigmoid(self.offset(y))
+        # the heads' outputs in float32 (a no-op outside autocast): in bfloat16 a sigmoid above
+        # about 0.998 rounds to 1, the loss clamps it and its gradient is lost, so a background cell
+        # read surely as a tile could never be unlearnt on a GPU
+        return (torch.sigmoid(self.heat(y).float()), self.size(y).float(), torch.sigmoid(self.offset(y).float()))
 
 
 # ---------------------------------------------------------------- data

@@ -175,3 +175,21 @@ def test_a_photo_pack_is_refused_to_a_run_naming_other_photos_of_yours(tmp_path)
     _same_photos(note, [])
     with pytest.raises(SystemExit, match="no note of the photos it holds"):
         _same_photos(note, [other])
+
+
+def test_the_detectors_heads_stay_float32_when_trained_in_bfloat16():
+    """On a GPU the detector trains under bfloat16 autocast: a heat of 0.999 must not round to 1,
+    where the loss's clamp would leave a background cell read surely as a tile without a gradient."""
+    from models.detector import DetNet, loss_fn
+
+    net = DetNet(width=8).eval()
+    torch.nn.init.zeros_(net.heat.weight)
+    torch.nn.init.constant_(net.heat.bias, 7.0)  # every cell read as a tile: sigmoid(7) = 0.99909
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        heat, size, off = net(torch.randn(1, 3, 64, 64))
+    assert heat.dtype == size.dtype == off.dtype == torch.float32
+    assert heat.max().item() < 0.9995
+    none = torch.zeros_like(heat)  # no tile anywhere
+    loss, _ = loss_fn((heat, size, off), none, torch.zeros_like(size), torch.zeros_like(off), none)
+    loss.backward()
+    assert net.heat.bias.grad.abs().item() > 1.0
