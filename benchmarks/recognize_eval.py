@@ -647,7 +647,7 @@ class Part:
     letterboxed: bool = False
 
 
-PHOTOS = ("valid", "rethink-test", "rethink-unseen", "all-held-out", "held-out", "tuning", "unseen-set")
+PHOTOS = ("valid", "rethink-test", "rethink-unseen", "all-held-out", "held-out", "tuning", "tuning-real", "unseen-set")
 
 
 def photo_parts(photos: str, data: str, folder: str, seed: int = 0, mend: bool = False) -> list[Part]:
@@ -659,9 +659,12 @@ def photo_parts(photos: str, data: str, folder: str, seed: int = 0, mend: bool =
     choose the classifier's and the detector's epochs (``datasets.splits`` with its seed: HK's
     tuning tenth, every labelled copy, and rethink-bonus's tuning sources; the detector's epoch
     choice reads only those whose boxes are as a real photo's), where a new detector or setting is
-    judged before it ships; ``unseen-set`` —
+    judged before it ships; ``tuning-real`` — those the detector's epoch choice reads (HK's copies
+    Roboflow turned by odd angles left out: their labels are the upright hulls of turned boxes, and
+    HK ``valid`` holds one such photo in 238); ``unseen-set`` —
     hands of a scanned tile set drawn by the renderer into ``folder`` (``seed``)."""
-    from datasets.readers import held_out_sources, mended, read_yolo, roboflow_subset
+    from datasets.crops import load_rgb
+    from datasets.readers import held_out_sources, mended, read_yolo, roboflow_subset, sizes_trusted
     from datasets.splits import split
 
     if photos not in PHOTOS:
@@ -673,6 +676,12 @@ def photo_parts(photos: str, data: str, folder: str, seed: int = 0, mend: bool =
         recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "train")
         held = held_out_sources(recs, 0.1, 1)
         return [Part("held-out", "held-out training photos", [r for r in recs if r.source in held and r.boxes])]
+    if photos == "tuning-real":  # HK's copies turned by odd angles left out: their labels are turned boxes' hulls
+        sp = split(data)
+        hk = [r for r in sp.hk_tune if r.boxes and sizes_trusted(load_rgb(r.path))]
+        return [Part("HK tuning", "HK training photos held out to tune on, as photographed (no turned copies)", hk),
+                Part("rethink tuning", "rethink-bonus sources held out to tune on", [r for r in sp.rethink_tune if r.boxes],
+                     letterboxed=True)]
     if photos == "tuning":
         sp = split(data)
         return [Part("HK tuning", "HK training photos held out to tune on", [r for r in sp.hk_tune if r.boxes]),
@@ -711,7 +720,8 @@ def main(argv=None) -> None:
                          "held out whole; all-held-out: the three, figures per part and overall; held-out: the "
                          "training photos held out of every model's training (where settings are chosen); "
                          "tuning: the photos that choose the classifier's and detector's epochs (where a new "
-                         "detector is judged); unseen-set: 60 hands of a scanned real tile set no model trained on, laid out and "
+                         "detector is judged); tuning-real: those of them photographed as they are (HK's copies "
+                         "turned by odd angles left out: their labels are turned boxes' hulls); unseen-set: 60 hands of a scanned real tile set no model trained on, laid out and "
                          "photographed by the renderer (apt-get install xmahjongg)")
     ap.add_argument("--detector", metavar="FILE",
                     help="an ONNX tile detector mjcam uses in place of the shipped one (MJCAM_DETECTOR), to judge "

@@ -19,6 +19,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from mjcam.scoring.tiles import CODES
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
@@ -158,6 +160,22 @@ def roboflow_subset(path: str) -> str:
     if name.startswith("Screenshot"):
         return "screenshot"
     return "hk"
+
+
+def filled_corners(img: np.ndarray, k: int = 16) -> int:
+    """How many corners of the image are flat grey fill (a Roboflow copy turned by an odd angle)."""
+    n = 0
+    for c in (img[:k, :k], img[:k, -k:], img[-k:, :k], img[-k:, -k:]):
+        f = c.reshape(-1, 3).astype(np.float32)
+        n += float(f.std(axis=0).max()) < 2.0 and float(np.ptp(f.mean(axis=0))) < 2.0
+    return n
+
+
+def sizes_trusted(img: np.ndarray) -> bool:
+    """Whether a labelled photo's box sizes can be learnt from. Roboflow copies turned by an odd
+    angle (their corners are flat fill) keep each tile's centre but their boxes are boxes of
+    turned boxes, looser than any real photo's: they teach where tiles are, not how big."""
+    return filled_corners(img) < 2
 
 
 def held_out_sources(records: list["LabelledImage"], fraction: float, seed: int) -> set[str]:

@@ -39,7 +39,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from datasets.augment import cast_light, photometric
-from datasets.readers import read_yolo
+from datasets.readers import read_yolo, sizes_trusted
 from datasets.splits import split
 from datasets.synthetic import VERSION as SYNTHETIC_VERSION, paste
 from mjcam.vision.locate import decode
@@ -195,22 +195,6 @@ def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, 
         out = cast_light(out, rng)
     out = photometric(out, rng)
     return out, b.reshape(-1, 4)
-
-
-def filled_corners(img: np.ndarray, k: int = 16) -> int:
-    """How many corners of the image are flat grey fill (a Roboflow copy turned by an odd angle)."""
-    n = 0
-    for c in (img[:k, :k], img[:k, -k:], img[-k:, :k], img[-k:, -k:]):
-        f = c.reshape(-1, 3).astype(np.float32)
-        n += float(f.std(axis=0).max()) < 2.0 and float(np.ptp(f.mean(axis=0))) < 2.0
-    return n
-
-
-def sizes_trusted(img: np.ndarray) -> bool:
-    """Whether a labelled photo's box sizes can be learnt from. Roboflow copies turned by an odd
-    angle (their corners are flat fill) keep each tile's centre but their boxes are boxes of
-    turned boxes, looser than any real photo's: they teach where tiles are, not how big."""
-    return filled_corners(img) < 2
 
 
 def load_photos(records, max_side: int = 640, turned_sizes: bool = False):

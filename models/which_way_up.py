@@ -200,7 +200,7 @@ def main(argv=None) -> None:
         return
     import torch
 
-    from .detector import filled_corners
+    from datasets.readers import filled_corners
     from .net import TileNet
 
     os.makedirs(a.work, exist_ok=True)

@@ -326,6 +326,27 @@ def test_the_tuning_photos_are_those_the_models_were_tuned_on_and_no_test_photo(
     assert not tested & {r.path for r in hk.records + rethink.records}
 
 
+def test_tuning_real_leaves_out_hks_copies_turned_by_odd_angles(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    from benchmarks.recognize_eval import photo_parts
+    from datasets.splits import split
+
+    data = _fake_data(tmp_path)
+    sp = split(data)
+    (path,) = [r.path for r in sp.hk_tune]
+    turned = np.full((64, 64, 3), 114, np.uint8)  # a turned copy: its corners flat grey fill
+    turned[20:44, 20:44] = np.random.default_rng(1).integers(0, 256, (24, 24, 3))
+    Image.fromarray(turned).save(path)
+    hk, rethink = photo_parts("tuning-real", data, str(tmp_path))
+    assert hk.records == []
+    assert [r.path for r in rethink.records] == [r.path for r in sp.rethink_tune] and rethink.letterboxed
+    Image.fromarray(np.random.default_rng(0).integers(0, 256, (64, 64, 3), dtype=np.uint8)).save(path)
+    hk, _ = photo_parts("tuning-real", data, str(tmp_path))
+    assert [r.path for r in hk.records] == [path] and hk.name == "HK tuning"
+
+
 def test_columns_name_each_detector(monkeypatch):
     from benchmarks.recognize_eval import columns
 
