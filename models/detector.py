@@ -44,6 +44,7 @@ from datasets.splits import split
 from datasets.synthetic import VERSION as SYNTHETIC_VERSION, paste
 from mjcam.vision.locate import decode
 from models.backbones import MobileNetV2, pretrained
+from models.fitting import Numbered, view_rng
 from models.onnx_io import export_with_metadata, load_weights
 
 STRIDE = 4
@@ -413,8 +414,8 @@ class Views(torch.utils.data.Dataset):
     def __len__(self) -> int:
         return len(self.items)
 
-    def __getitem__(self, i: int):
-        rng = np.random.default_rng((self.seed, self.epoch, i))
+    def __getitem__(self, key):
+        rng, i = view_rng(self.seed, self.epoch, key)
         image, boxes, trusted = self.items[i]
         img, boxes = random_view(image, boxes, rng, cast=self.cast, turn=self.turn, scales=self.scales)
         heat, size, off, mask = targets(boxes, VIEW, VIEW)
@@ -524,7 +525,7 @@ def _same_photos(note: str, photos: list[str]) -> None:
 
 def _loader(data: Views, args, views: int) -> torch.utils.data.DataLoader:
     """``views`` training views drawn with replacement, in batches made by ``args.workers`` processes."""
-    sampler = torch.utils.data.RandomSampler(data, replacement=True, num_samples=views)
+    sampler = Numbered(torch.utils.data.RandomSampler(data, replacement=True, num_samples=views))
     return torch.utils.data.DataLoader(data, batch_size=args.batch, sampler=sampler, num_workers=args.workers,
                                        drop_last=True, persistent_workers=False)
 

@@ -17,6 +17,31 @@ from mjcam.vision.preprocess import prepare
 from .onnx_io import export_with_metadata
 
 
+class Numbered(torch.utils.data.Sampler):
+    """A sampler's indices, each with its place in the epoch: ``(index, draw)``. A dataset that seeds
+    a view's random changes with the draw too (:func:`view_rng`) makes an item drawn twice in an
+    epoch into two views, not the same view twice: drawn with replacement, an epoch several times
+    the size of the data would otherwise show each view several times over."""
+
+    def __init__(self, sampler):
+        self.sampler = sampler
+
+    def __iter__(self):
+        return ((int(i), k) for k, i in enumerate(self.sampler))
+
+    def __len__(self) -> int:
+        return len(self.sampler)
+
+
+def view_rng(seed: int, epoch: int, key) -> tuple[np.random.Generator, int]:
+    """The random source of one training view and the item it shows: ``key`` is an item's index,
+    or ``(index, draw)`` as :class:`Numbered` gives it."""
+    if isinstance(key, tuple):
+        i, k = key
+        return np.random.default_rng((seed, epoch, i, k)), i
+    return np.random.default_rng((seed, epoch, key)), key
+
+
 def cached(path: str, make) -> CropSet:
     """The crop set saved at ``path``, or ``make()``'s, saved there for the next run."""
     if os.path.exists(path):

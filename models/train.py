@@ -32,7 +32,7 @@ from mjcam.vision.labels import CLASSES
 from mjcam.vision.preprocess import to_tensor
 
 from .backbones import BACKBONES, pretrained
-from .fitting import cached, export_onnx, fit, holdout_batches
+from .fitting import Numbered, cached, export_onnx, fit, holdout_batches, view_rng
 
 MEAN = (0.485, 0.456, 0.406)  # ImageNet's, as the backbones were trained with
 STD = (0.229, 0.224, 0.225)
@@ -63,8 +63,8 @@ class Views(Dataset):
     def __len__(self) -> int:
         return len(self.crops)
 
-    def __getitem__(self, i: int):
-        rng = np.random.default_rng((self.seed, self.epoch, i))
+    def __getitem__(self, key):
+        rng, i = view_rng(self.seed, self.epoch, key)
         x = view(self.crops.images[i], self.crops.sizes[i], rng, out=self.size, cast=self.cast)
         if rng.random() < self.occlude:
             x = occluded(x, rng)
@@ -158,7 +158,7 @@ def main(argv=None) -> None:
     ds = Views(crops, a.size, a.seed)
     sampler = WeightedRandomSampler(balanced_weights(crops.labels, a.bonus_weight), a.per_epoch, replacement=True,
                                     generator=torch.Generator().manual_seed(a.seed))
-    loader = DataLoader(ds, batch_size=a.batch, sampler=sampler, drop_last=True)
+    loader = DataLoader(ds, batch_size=a.batch, sampler=Numbered(sampler), drop_last=True)
     if a.init:  # an earlier run's weights, head and all: no ImageNet checkpoint needed
         model = BACKBONES[a.backbone](len(CLASSES))
         model.load_state_dict(torch.load(a.init, map_location="cpu", weights_only=True))

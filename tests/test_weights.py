@@ -193,3 +193,30 @@ def test_the_detectors_heads_stay_float32_when_trained_in_bfloat16():
     loss, _ = loss_fn((heat, size, off), none, torch.zeros_like(size), torch.zeros_like(off), none)
     loss.backward()
     assert net.heat.bias.grad.abs().item() > 1.0
+
+
+def test_an_item_drawn_twice_in_an_epoch_gives_two_views():
+    """Epochs drawn with replacement, several times the data's size on a GPU: each draw is a view
+    of its own, for the detector's views and the classifier's."""
+    import argparse
+
+    import numpy as np
+
+    from datasets.crops import CONTEXT, CropSet
+    from models import detector, train
+    from models.fitting import Numbered
+
+    rng = np.random.default_rng(0)
+    photo = rng.integers(0, 256, (120, 160, 3), dtype=np.uint8)
+    items = [(photo, np.float32([[40, 30, 70, 75]]), True), (photo[::-1].copy(), np.float32([[20, 20, 50, 60]]), True)]
+    args = argparse.Namespace(batch=8, workers=0)
+    (x, *_), = list(detector._loader(detector.Views(items, seed=0), args, 8))
+    flat = x.reshape(8, -1)
+    assert all(not torch.equal(flat[a], flat[b]) for a in range(8) for b in range(a))
+
+    crops = CropSet(rng.integers(0, 256, (2, CONTEXT, CONTEXT, 3), dtype=np.uint8), np.int64([0, 1]),
+                    np.float32([[40, 56], [44, 60]]), ["a", "b"])
+    views = train.Views(crops, 32)
+    got = [views[key][0] for key in Numbered(torch.utils.data.RandomSampler(views, replacement=True, num_samples=6))]
+    assert all(not torch.equal(got[a], got[b]) for a in range(6) for b in range(a))
+    assert torch.equal(views[1][0], views[1][0])  # a view is still the same each time it is asked for
