@@ -721,8 +721,9 @@ def main(argv=None) -> None:
                          "training photos held out of every model's training (where settings are chosen); "
                          "tuning: the photos that choose the classifier's and detector's epochs (where a new "
                          "detector is judged); tuning-real: those of them photographed as they are (HK's copies "
-                         "turned by odd angles left out: their labels are turned boxes' hulls); unseen-set: 60 hands of a scanned real tile set no model trained on, laid out and "
-                         "photographed by the renderer (apt-get install xmahjongg)")
+                         "turned by odd angles left out: their labels are turned boxes' hulls); unseen-set: 60 "
+                         "hands of a scanned real tile set no model trained on, laid out and photographed by the "
+                         "renderer (apt-get install xmahjongg)")
     ap.add_argument("--detector", metavar="FILE",
                     help="an ONNX tile detector mjcam uses in place of the shipped one (MJCAM_DETECTOR), to judge "
                          "a candidate before it ships")

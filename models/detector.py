@@ -13,7 +13,8 @@ Data (:mod:`datasets.splits`, held out by source photo and by tile set as for th
 the training photos of ``roboflow-hk-chinese`` and ``roboflow-rethink-bonus``, your own labelled
 photos (``--photos``), synthetic hands pasted on tables (:func:`synthetic_hands`) and synthetic
 scenes of what is no tile (:func:`synthetic_scenes`). HK copies turned by odd angles have loose
-boxes: they teach centres only (size and offset losses masked, see :func:`sizes_trusted`). The
+boxes: they teach centres only (size and offset losses masked, see :func:`sizes_trusted`); with
+``--rethink-sizes centres`` so do rethink-bonus's photos, labelled round the tile's face. The
 tuning photos of both sets choose the epoch and the heat threshold; HK *valid*, the rethink test
 photos and the held-out tile set are never seen here (``benchmarks/recognize_eval.py`` reads them).
 Views: zoomed so that the median tile is anything from a whole-table shot's to a close-up's
