@@ -678,8 +678,8 @@ def photo_parts(photos: str, data: str, folder: str, seed: int = 0, mend: bool =
         return [Part("held-out", "held-out training photos", [r for r in recs if r.source in held and r.boxes])]
     if photos == "tuning-real":  # HK's copies turned by odd angles left out: their labels are turned boxes' hulls
         sp = split(data)
-        hk = [r for r in sp.hk_tune if r.boxes and sizes_trusted(load_rgb(r.path))]
-        return [Part("HK tuning", "HK training photos held out to tune on, as photographed (no turned copies)", hk),
+        hk = [r for r in sp.hk_tune if r.boxes and sizes_trusted(load_rgb(r.path))]  # read whole: its corners
+        return [Part("HK tuning as taken", "HK training photos held out to tune on, as photographed (no turned copies)", hk),
                 Part("rethink tuning", "rethink-bonus sources held out to tune on", [r for r in sp.rethink_tune if r.boxes],
                      letterboxed=True)]
     if photos == "tuning":

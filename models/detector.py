@@ -616,15 +616,19 @@ def main(argv=None) -> None:
     own = [r for d in args.photos for sub in ("train", "valid", "") if os.path.isdir(os.path.join(d, sub, "images"))
            for r in read_yolo(d, sub)]
     if args.packs:
-        _same_photos(os.path.join(args.work, f"photos-{args.seed}-pack.txt"), args.photos)
+        _same_photos(os.path.join(args.work, f"own-{args.seed}-pack.txt"), args.photos)
     w, pk = args.work, args.packs
-    train_items = kept(os.path.join(w, f"photos-{args.seed}.npz"),
-                       lambda: load_photos(sp.hk_train) + load_photos(own, turned_sizes=True), pk, save=False)
+    if not (sp.hk_train or sp.rethink_train or own) and not all(
+            pk and os.path.exists(os.path.join(w, f"{name}-{args.seed}-pack.npz")) for name in ("hk", "rethink")):
+        _need([], args.data)  # refused before any empty pack is kept
+    # a pack a set: HK's, rethink-bonus's (whose sizes --rethink-sizes may set aside), your own
+    hk = kept(os.path.join(w, f"hk-{args.seed}.npz"), lambda: load_photos(sp.hk_train), pk, save=False)
     rethink = kept(os.path.join(w, f"rethink-{args.seed}.npz"), lambda: load_photos(sp.rethink_train, turned_sizes=True),
                    pk, save=False)
     if args.rethink_sizes == "centres":  # its labels are drawn round the face, often round part of it
         rethink = [(image, boxes, False) for image, boxes, _ in rethink]
-    train_items = _need(train_items + rethink, args.data)
+    mine = kept(os.path.join(w, f"own-{args.seed}.npz"), lambda: load_photos(own, turned_sizes=True), pk, save=False)
+    train_items = _need(hk + rethink + mine, args.data)
     # epochs and the threshold are chosen on tuning photos whose boxes are as a real photo's
     hold_items = kept(os.path.join(w, f"tuning-{args.seed}.npz"), lambda: _need(
         [it for it in load_photos(sp.hk_tune) if it[2]] + load_photos(sp.rethink_tune, turned_sizes=True), args.data),
@@ -633,7 +637,8 @@ def main(argv=None) -> None:
                lambda: synthetic_hands(args.synthetic, args.seed), pk)
     scenes = kept(os.path.join(w, f"scenes-{args.scenes}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
                   lambda: synthetic_scenes(args.scenes, args.seed), pk)
-    apart = kept(os.path.join(w, f"apart-{args.apart}-{args.seed}.npz"),
+    sizes = "" if args.rethink_sizes == "learn" else f"-{args.rethink_sizes}"  # which photos' tiles are cut out
+    apart = kept(os.path.join(w, f"apart-{args.apart}-{args.seed}{sizes}.npz"),
                  lambda: photo_tiles_apart(train_items, args.apart, args.seed), pk)
     items = train_items + [(i, b, True) for i, b in syn + scenes + apart]
     print(f"train: {len(train_items)} photos ({sum(t for *_, t in train_items)} with trusted sizes) + {len(syn)} "

@@ -344,7 +344,7 @@ def test_tuning_real_leaves_out_hks_copies_turned_by_odd_angles(tmp_path):
     assert [r.path for r in rethink.records] == [r.path for r in sp.rethink_tune] and rethink.letterboxed
     Image.fromarray(np.random.default_rng(0).integers(0, 256, (64, 64, 3), dtype=np.uint8)).save(path)
     hk, _ = photo_parts("tuning-real", data, str(tmp_path))
-    assert [r.path for r in hk.records] == [path] and hk.name == "HK tuning"
+    assert [r.path for r in hk.records] == [path] and hk.name == "HK tuning as taken"
 
 
 def test_columns_name_each_detector(monkeypatch):

@@ -220,3 +220,12 @@ def test_an_item_drawn_twice_in_an_epoch_gives_two_views():
     got = [views[key][0] for key in Numbered(torch.utils.data.RandomSampler(views, replacement=True, num_samples=6))]
     assert all(not torch.equal(got[a], got[b]) for a in range(6) for b in range(a))
     assert torch.equal(views[1][0], views[1][0])  # a view is still the same each time it is asked for
+
+
+def test_a_detector_run_without_photos_stops_before_it_keeps_an_empty_pack(tmp_path):
+    from models.detector import main
+
+    work = tmp_path / "work"
+    with pytest.raises(SystemExit, match="no labelled photos under"):
+        main(["--data", str(tmp_path / "nowhere"), "--work", str(work), "--pack-only"])
+    assert not [p for p in os.listdir(work) if p.endswith(".npz")]
