@@ -676,17 +676,14 @@ def photo_parts(photos: str, data: str, folder: str, seed: int = 0, mend: bool =
         recs = read_yolo(os.path.join(data, "roboflow-hk-chinese"), "train")
         held = held_out_sources(recs, 0.1, 1)
         return [Part("held-out", "held-out training photos", [r for r in recs if r.source in held and r.boxes])]
-    if photos == "tuning-real":  # HK's copies turned by odd angles left out: their labels are turned boxes' hulls
+    if photos in ("tuning", "tuning-real"):
         sp = split(data)
-        hk = [r for r in sp.hk_tune if r.boxes and sizes_trusted(load_rgb(r.path))]  # read whole: its corners
-        return [Part("HK tuning as taken", "HK training photos held out to tune on, as photographed (no turned copies)", hk),
-                Part("rethink tuning", "rethink-bonus sources held out to tune on", [r for r in sp.rethink_tune if r.boxes],
-                     letterboxed=True)]
-    if photos == "tuning":
-        sp = split(data)
-        return [Part("HK tuning", "HK training photos held out to tune on", [r for r in sp.hk_tune if r.boxes]),
-                Part("rethink tuning", "rethink-bonus sources held out to tune on", [r for r in sp.rethink_tune if r.boxes],
-                     letterboxed=True)]
+        hk = Part("HK tuning", "HK training photos held out to tune on", [r for r in sp.hk_tune if r.boxes])
+        if photos == "tuning-real":  # HK's copies turned by odd angles left out: their labels are turned boxes' hulls
+            hk = Part("HK tuning as taken", hk.what + ", as photographed (no turned copies)",
+                      [r for r in hk.records if sizes_trusted(load_rgb(r.path))])  # read whole: its corners
+        return [hk, Part("rethink tuning", "rethink-bonus sources held out to tune on",
+                         [r for r in sp.rethink_tune if r.boxes], letterboxed=True)]
     parts = []
     if photos in ("valid", "all-held-out"):
         recs = [r for r in read_yolo(os.path.join(data, "roboflow-hk-chinese"), "valid") if roboflow_subset(r.path) == "hk"]
