@@ -536,7 +536,7 @@ def _step(model: DetNet, batch, opt, device) -> tuple:
     x, heat, size, off, mask = (t.to(device, non_blocking=True) for t in batch)
     with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
         pred = model(x)
-    loss, parts = loss_fn(tuple(t.float() for t in pred), heat, size, off, mask)
+    loss, parts = loss_fn(pred, heat, size, off, mask)  # the heads give float32 (DetNet.forward)
     opt.zero_grad()
     loss.backward()
     opt.step()
