@@ -22,7 +22,9 @@ Views: zoomed so that the median tile is anything from a whole-table shot's to a
 JPEG — never mirrored. Resumable (checkpoint in --work), seeded; sized for two CPU cores, or run
 on a GPU (``--device cuda --workers N``; ``--budget-s`` sizes the epochs to the time given and
 prints the sizes chosen). ``--packs`` keeps the photos and renders in a few tens of megabytes in
---work, to carry a run to a machine that does not hold the data.
+--work, to carry a run to a machine that does not hold the data. ``--search`` keeps the search
+settings chosen for the detector in the file it exports (``--stamp FILE`` writes them into a
+detector exported earlier): see :data:`vision.locate.SEARCH_SETTINGS`.
 """
 
 from __future__ import annotations
@@ -43,10 +45,11 @@ from datasets.augment import cast_light, photometric
 from datasets.readers import read_yolo, sizes_trusted
 from datasets.splits import split
 from datasets.synthetic import VERSION as SYNTHETIC_VERSION, paste
-from mjcam.vision.locate import decode
+from mjcam.vision.locate import decode, search_settings
+from mjcam.vision.session import ModelError
 from models.backbones import MobileNetV2, pretrained
 from models.fitting import Numbered, view_rng
-from models.onnx_io import export_with_metadata, load_weights
+from models.onnx_io import export_with_metadata, load_weights, set_metadata
 
 STRIDE = 4
 SIDE = 384  # the long side of the detector's first look at a photo
@@ -489,9 +492,13 @@ def evaluate(model: DetNet, items, side: int = SIDE, thresholds=THRESHOLDS, devi
 
 # ---------------------------------------------------------------- training
 
-def export(model: DetNet, path: str, threshold: float, side: int = SIDE) -> None:
+def export(model: DetNet, path: str, threshold: float, side: int = SIDE, search: dict | None = None) -> None:
+    """The detector as an ONNX file, with what the search needs in its metadata: ``search``, where
+    given, the search settings it was chosen with (:data:`vision.locate.SEARCH_SETTINGS`)."""
     meta = {"kind": "tile-detector", "stride": STRIDE, "input_side": side, "mean": list(MEAN), "std": list(STD),
             "threshold": threshold}
+    if search:
+        meta["search"] = search
     export_with_metadata(model, torch.zeros(1, 3, side, side), path, "image", ["heat", "size", "offset"],
                          {"image": {2: "h", 3: "w"}, "heat": {2: "gh", 3: "gw"}, "size": {2: "gh", 3: "gw"},
                           "offset": {2: "gh", 3: "gw"}}, {k: json.dumps(v) for k, v in meta.items()})
@@ -605,7 +612,21 @@ def main(argv=None) -> None:
                          "WebP), making them first where missing: a few tens of megabytes that carry a run to "
                          "another machine, where --data need not exist")
     ap.add_argument("--pack-only", action="store_true", help="make the packs (see --packs), then stop")
+    ap.add_argument("--search", metavar="SETTINGS", default="",
+                    help="search settings chosen for this detector, kept in the file it exports (as MJCAM_SEARCH "
+                         "takes them, e.g. 'AFAR_SIDES=64; PART_OF=2'; the names: vision.locate.SEARCH_SETTINGS)")
+    ap.add_argument("--stamp", metavar="FILE", help="write --search into FILE, a detector exported earlier, then stop")
     args = ap.parse_args(argv)
+    try:
+        search = search_settings(args.search, "--search")
+    except ModelError as e:  # a setting refused by name or value
+        ap.error(str(e))
+    if args.stamp:
+        if not os.path.isfile(args.stamp):
+            ap.error(f"no detector file {args.stamp}")
+        set_metadata(args.stamp, {"search": search})
+        print(f"{args.stamp}: search settings {json.dumps(search) if search else 'none (the search as shipped)'}")
+        return
     args.packs = args.packs or args.pack_only
     cv2.setNumThreads(1)  # one core each for this process and every process making views (set before they fork)
     torch.set_num_threads(args.threads)
@@ -699,7 +720,7 @@ def main(argv=None) -> None:
                     "epoch": epoch + 1, "best": best}, ckpt)
     model.load_state_dict(load_weights(ckpt + ".best"))
     model.cpu()
-    export(model, args.out, threshold=float(best[1]))
+    export(model, args.out, threshold=float(best[1]), search=search)
     print(f"exported {args.out} (tuning score {best[0]:.3f}, threshold {best[1]})", flush=True)
 
 

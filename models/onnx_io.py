@@ -27,6 +27,22 @@ def export_with_metadata(model, example, path: str, input_name: str, output_name
     os.remove(tmp)
 
 
+def set_metadata(path: str, meta: dict) -> None:
+    """``meta``'s keys written into the metadata of the ONNX file at ``path`` (strings as they are,
+    anything else as JSON), replacing those keys where the file has them."""
+    import onnx
+
+    m = onnx.load(path)
+    kept = [(p.key, p.value) for p in m.metadata_props if p.key not in meta]
+    del m.metadata_props[:]
+    for k, v in kept + [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in meta.items()]:
+        entry = m.metadata_props.add()
+        entry.key, entry.value = k, v
+    tmp = path + ".tmp"
+    onnx.save(m, tmp)
+    os.replace(tmp, path)
+
+
 def load_weights(path: str) -> dict:
     """A network's weights from ``path``: either a bare state dict (the ``.best`` files) or a
     trainer's resumable checkpoint (weights under ``model``, with optimiser state and epoch)."""

@@ -76,6 +76,68 @@ def test_learned_proposer_missing_or_wrong_model(tmp_path):
         LearnedProposer(DEFAULT_MODEL).session
 
 
+def _detector_meta(**extra) -> dict:
+    """The shipped detector's metadata as the stage reads it, with ``extra`` keys (JSON) added."""
+    import onnxruntime as ort
+
+    from mjcam.vision.session import _JsonValues
+
+    raw = dict(ort.InferenceSession(DEFAULT_DETECTOR, providers=["CPUExecutionProvider"]).get_modelmeta()
+               .custom_metadata_map)
+    return _JsonValues({**raw, **{k: json.dumps(v) for k, v in extra.items()}})
+
+
+def test_search_settings_are_read_and_refused_by_name():
+    from mjcam.vision.locate import search_settings
+
+    assert search_settings(" PART_OF = 2 ;AFAR_SIDES=64 96; HAND_MIN=4;") == {
+        "PART_OF": 2.0, "AFAR_SIDES": (64, 96), "HAND_MIN": 4}
+    assert search_settings("") == {}
+    with pytest.raises(ModelError, match="MJCAM_SEARCH: no search setting 'AFAR'.*AFAR_SIDES"):
+        search_settings("AFAR=64")
+    with pytest.raises(ModelError, match="PART_OF takes a number above 0, not 'big'"):
+        search_settings("PART_OF=big")
+    with pytest.raises(ModelError, match="HAND_MIN takes a whole number"):
+        search_settings("HAND_MIN=2.5")
+    with pytest.raises(ModelError, match="AFAR_SIDES takes look sides"):
+        search_settings("AFAR_SIDES=8")
+    with pytest.raises(ModelError, match="'PART_OF' is not NAME=VALUE"):
+        search_settings("PART_OF")
+
+
+def test_a_detector_file_carries_its_own_search_settings_and_mjcam_search_sets_over_them(monkeypatch):
+    monkeypatch.delenv("MJCAM_SEARCH", raising=False)
+    p = LearnedProposer()
+    p._configure(None, _detector_meta(search={"AFAR_SIDES": [64], "PART_OF": 2, "EXTRA_SIDES": [160]}))
+    assert (p.AFAR_SIDES, p.PART_OF, p.extra_sides) == ((64,), 2.0, (160,))
+    assert LearnedProposer.PART_OF != 2.0 and LearnedProposer().extra_sides == LearnedProposer.EXTRA_SIDES
+    monkeypatch.setenv("MJCAM_SEARCH", "PART_OF=3; EXTRA_SIDES=")
+    given = LearnedProposer(extra_sides=(128,))  # sides given to the proposer win over both
+    for q in (p, given):
+        q._configure(None, _detector_meta(search={"AFAR_SIDES": [64], "PART_OF": 2}))
+    assert (p.PART_OF, p.AFAR_SIDES, p.extra_sides) == (3.0, (64,), ())
+    assert (given.PART_OF, given.extra_sides) == (3.0, (128,))
+    with pytest.raises(ModelError, match="search settings: no search setting 'SIDES'"):
+        p._configure(None, _detector_meta(search={"SIDES": [64]}))
+    with pytest.raises(ModelError, match="not NAME: VALUE pairs"):
+        p._configure(None, _detector_meta(search=[64]))
+
+
+def test_the_search_looks_with_the_sides_mjcam_search_names(monkeypatch):
+    sides = []
+    real = LearnedProposer.look
+
+    def look(self, image, side=None):
+        sides.append(side)
+        return real(self, image, side)
+
+    monkeypatch.setattr(LearnedProposer, "look", look)
+    monkeypatch.setenv("MJCAM_SEARCH", "EXTRA_SIDES=160,128")
+    p = LearnedProposer(zoom=False)
+    p(np.full((300, 400, 3), 120, np.uint8))
+    assert sides == [p.side, 160, 128]
+
+
 def test_learned_proposer_on_a_sample_photo_finds_its_tiles():
     from mjcam.vision.io import load_photo
 

@@ -229,3 +229,25 @@ def test_a_detector_run_without_photos_stops_before_it_keeps_an_empty_pack(tmp_p
     with pytest.raises(SystemExit, match="no labelled photos under"):
         main(["--data", str(tmp_path / "nowhere"), "--work", str(work), "--pack-only"])
     assert not [p for p in os.listdir(work) if p.endswith(".npz")]
+
+
+def test_search_settings_stamped_into_a_detector_travel_with_it(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    from mjcam.models.registry import path
+    from mjcam.vision.locate import LearnedProposer
+    from models.detector import main
+
+    monkeypatch.delenv("MJCAM_SEARCH", raising=False)
+    mine = str(tmp_path / "mine.onnx")
+    shutil.copy(path("detector"), mine)
+    main(["--stamp", mine, "--search", "AFAR_SIDES=64; PART_OF=2"])
+    p = LearnedProposer(mine)
+    assert (p.side, p.AFAR_SIDES, p.PART_OF) == (384, (64,), 2.0)  # the file's threshold and sizes kept too
+    shipped = LearnedProposer()
+    assert shipped.side == 384 and p.meta["threshold"] == shipped.meta["threshold"]
+    main(["--stamp", mine])  # none: the search as shipped again
+    assert LearnedProposer(mine).AFAR_SIDES == LearnedProposer.AFAR_SIDES
+    with pytest.raises(SystemExit):
+        main(["--stamp", mine, "--search", "PART_OF=-1"])
+    assert "PART_OF takes a number above 0" in capsys.readouterr().err

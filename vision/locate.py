@@ -25,6 +25,56 @@ from .session import ModelError, OnnxStage
 DEFAULT_DETECTOR = registry.path("detector")
 WORK_SIDE = 1600  # photos are located on a copy whose long side is at most this
 
+#: The search settings of :class:`LearnedProposer` that a detector file may carry (its metadata
+#: ``search``: a JSON object of these names) and ``MJCAM_SEARCH`` may set over them: a detector
+#: trained otherwise finds tiles at other sizes and a close-up's parts otherwise, so its search is
+#: chosen with it. Each is a list of look sides, a whole number or a number.
+SEARCH_SETTINGS = {"EXTRA_SIDES": "sides", "AFAR_SIDES": "sides", "SMALL_TILE": "number", "ZOOM_TILE": "number",
+                   "ZOOM_SURE": "number", "HAND_MIN": "whole", "BLIND_ZOOM": "number", "MAX_ZOOM_SIDE": "whole",
+                   "BLIND_STOP": "number", "WHOLE_INSIDE": "number", "WHOLE_LARGER": "number", "PART_OF": "number"}
+
+
+def _setting(name: str, value, where: str):
+    """``value`` as the search setting ``name`` takes it (:data:`SEARCH_SETTINGS`); a ModelError
+    naming ``where`` the setting came from when it is no such setting or no such value."""
+    kind = SEARCH_SETTINGS.get(name)
+    if kind is None:
+        raise ModelError(f"{where}: no search setting {name!r} (the settings: {', '.join(SEARCH_SETTINGS)})")
+    try:
+        if kind == "sides":
+            if isinstance(value, str):
+                value = [v for v in value.replace(",", " ").split()]
+            sides = tuple(int(v) for v in value)
+            if any(v < 16 for v in sides):
+                raise ValueError
+            return sides
+        number = float(value)
+        if not number > 0 or (kind == "whole" and number != int(number)):
+            raise ValueError
+        return int(number) if kind == "whole" else number
+    except (TypeError, ValueError):
+        want = {"sides": "look sides of 16 pixels or more, e.g. 192,128", "whole": "a whole number above 0",
+                "number": "a number above 0"}[kind]
+        raise ModelError(f"{where}: {name} takes {want}, not {value!r}") from None
+
+
+def search_settings(text: str, where: str = "MJCAM_SEARCH") -> dict:
+    """The settings ``NAME=VALUE`` given in ``text``, separated by ``;`` (a list of sides as
+    ``192,128``; nothing after ``=`` for none).
+
+    >>> search_settings("AFAR_SIDES=64; EXTRA_SIDES=192,128; PART_OF=2")
+    {'AFAR_SIDES': (64,), 'EXTRA_SIDES': (192, 128), 'PART_OF': 2.0}
+    >>> search_settings("EXTRA_SIDES=")
+    {'EXTRA_SIDES': ()}
+    """
+    out = {}
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        name, eq, value = part.partition("=")
+        if not eq:
+            raise ModelError(f"{where}: {part!r} is not NAME=VALUE")
+        out[name.strip()] = _setting(name.strip(), value.strip(), where)
+    return out
+
 
 @dataclass(frozen=True)
 class Proposal:
@@ -136,11 +186,15 @@ class LearnedProposer(OnnxStage):
     WHOLE_INSIDE, WHOLE_LARGER = 0.6, 1.4
     PART_OF = 2.5
     WINDOW = 512  # a look larger than this is taken a window at a time (see look)
+    #: The settings above are the shipped detector's. A detector file's own (metadata ``search``),
+    #: then ``MJCAM_SEARCH``'s, replace them when its session is made (``extra_sides`` given here
+    #: replaces both): :data:`SEARCH_SETTINGS`.
 
     def __init__(self, model_path: str | None = None, side: int | None = None, threshold: float | None = None,
                  threads: int | None = None, extra_sides: tuple[int, ...] | None = None, zoom: bool = True):
         super().__init__(model_path or os.environ.get("MJCAM_DETECTOR") or DEFAULT_DETECTOR, threads)
         self._side, self._threshold = side, threshold
+        self._extra_given = extra_sides is not None
         self.extra_sides = self.EXTRA_SIDES if extra_sides is None else tuple(extra_sides)
         self.zoom = zoom
         self.meta: dict = {}
@@ -149,6 +203,16 @@ class LearnedProposer(OnnxStage):
         self.meta = {k: meta[k] for k in ("kind", "stride", "input_side", "mean", "std", "threshold")}
         if self.meta["kind"] != "tile-detector":
             raise ModelError(f"{self.model_path} is not a tile detector")
+        own = meta["search"] if "search" in meta else {}
+        if not isinstance(own, dict):
+            raise ModelError(f"{self.model_path}: its search settings are not NAME: VALUE pairs")
+        where = f"{self.model_path}'s search settings"
+        settings = {name: _setting(name, value, where) for name, value in own.items()}
+        settings.update(search_settings(os.environ.get("MJCAM_SEARCH", "")))
+        for name, value in settings.items():
+            setattr(self, name, value)
+        if "EXTRA_SIDES" in settings and not self._extra_given:
+            self.extra_sides = settings["EXTRA_SIDES"]
 
     @property
     def side(self) -> int:
@@ -263,7 +327,8 @@ class LearnedProposer(OnnxStage):
 
     def __call__(self, image: np.ndarray) -> list[Proposal]:
         h, w = image.shape[:2]
-        boxes, scores = _pooled([self.look(image, side) for side in (self.side, *self.extra_sides)])
+        first = self.side  # made the session: the detector's own search settings are in place
+        boxes, scores = _pooled([self.look(image, side) for side in (first, *self.extra_sides)])
         if self.zoom:
             boxes, scores, scale = self._blind(image, boxes, scores)
             boxes, scores = self.from_afar(image, boxes, scores)
