@@ -43,7 +43,7 @@ def _setting(name: str, value, where: str):
     try:
         if kind == "sides":
             if isinstance(value, str):
-                value = [v for v in value.replace(",", " ").split()]
+                value = value.replace(",", " ").split()
             sides = tuple(int(v) for v in value)
             if any(v < 16 for v in sides):
                 raise ValueError
