@@ -12,19 +12,14 @@ def export_with_metadata(model, example, path: str, input_name: str, output_name
     """``torch.onnx.export`` (opset 17) of ``model`` on ``example``, then ``meta`` written into the
     file's metadata (strings as they are, anything else as JSON), so labels, sizes and
     normalisation travel with the weights (read back by :class:`vision.session.OnnxStage`)."""
-    import onnx
     import torch
 
     model.eval()
     tmp = path + ".tmp"
     torch.onnx.export(model, example, tmp, input_names=[input_name], output_names=output_names,
                       dynamic_axes=dynamic_axes, opset_version=17, dynamo=False)
-    m = onnx.load(tmp)
-    for k, v in meta.items():
-        entry = m.metadata_props.add()
-        entry.key, entry.value = k, v if isinstance(v, str) else json.dumps(v)
-    onnx.save(m, path)
-    os.remove(tmp)
+    set_metadata(tmp, meta)
+    os.replace(tmp, path)
 
 
 def set_metadata(path: str, meta: dict) -> None:
