@@ -326,12 +326,17 @@ def synthetic_scenes(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
+APART_VERSION = 2  # bumped when photo_tiles_apart lays its scenes otherwise (its renders are kept by name)
+
+
 def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Real tiles cut from training photos (``items``: (image, boxes, sizes trusted) as
     :func:`load_photos` gives them; trusted ones only) and laid on plain cloths of every colour,
-    white and pale grey among them, in a row or a loose grid, touching or apart by up to two and a
-    half tiles, some with a shadow: the cloth between tiles, and a cloth the colour of the tiles,
-    are no tile."""
+    white and pale grey among them, some with a shadow: the cloth between tiles, and a cloth the
+    colour of the tiles, are no tile. Half the scenes lay them in a row or a loose grid, touching
+    or apart by up to two and a half tiles; the other half as a hand is laid out, in groups of two
+    to four touching tiles (half the groups one tile over again, as a pung or a kong shows like
+    tiles side by side, each copy lit a little otherwise) with cloth between the groups."""
     rng = np.random.default_rng(seed + 104729)
     pool = [(img, b) for img, boxes, trusted in items if trusted for b in boxes
             if min(b[2] - b[0], b[3] - b[1]) >= 12]
@@ -346,18 +351,26 @@ def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.nda
         th = float(rng.uniform(40, 120))
         gap = rng.choice([0.0, rng.uniform(0.05, 0.4), rng.uniform(0.4, 2.5)])
         shadow = rng.random() < 0.5
+        grouped = rng.random() < 0.5
         x, y = int(rng.integers(5, 40)), int(rng.integers(5, 40))
         boxes = []
+        left, same, tile = 0, False, None  # tiles left in the group being laid; whether they repeat one
         for _ in range(int(rng.integers(4, 15))):
-            img, b = pool[int(rng.integers(len(pool)))]
-            x1, y1, x2, y2 = (int(round(v)) for v in b)
-            tile = img[max(0, y1):y2, max(0, x1):x2]
-            if tile.size == 0:
-                continue
-            s = th / max(1, tile.shape[0])
-            tile = cv2.resize(tile, (max(4, round(tile.shape[1] * s)), max(4, round(tile.shape[0] * s))),
-                              interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
-            h, w = tile.shape[:2]
+            if grouped and left == 0:
+                left, same = int(rng.integers(2, 5)), rng.random() < 0.5
+                tile = None
+            if tile is None or not (grouped and same):
+                img, b = pool[int(rng.integers(len(pool)))]
+                x1, y1, x2, y2 = (int(round(v)) for v in b)
+                tile = img[max(0, y1):y2, max(0, x1):x2]
+                if tile.size == 0:
+                    tile = None
+                    continue
+                s = th / max(1, tile.shape[0])
+                tile = cv2.resize(tile, (max(4, round(tile.shape[1] * s)), max(4, round(tile.shape[0] * s))),
+                                  interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+            laid = np.clip(tile * rng.uniform(0.9, 1.1), 0, 255).astype(np.uint8) if grouped and same else tile
+            h, w = laid.shape[:2]
             if x + w >= W:
                 x, y = int(rng.integers(5, 40)), y + int(h * rng.uniform(1.2, 2.0))
             if y + h + 6 >= H:
@@ -365,8 +378,12 @@ def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.nda
             if shadow:
                 k = max(2, h // 15)
                 canvas[y + k:y + h + k, x + k:x + w + k] = (canvas[y + k:y + h + k, x + k:x + w + k] * 0.6).astype(np.uint8)
-            boxes.append(paste(canvas, tile, x, y))
-            x += w + int(w * gap)
+            boxes.append(paste(canvas, laid, x, y))
+            if grouped:
+                left -= 1
+                x += w + (int(w * rng.uniform(0.3, 2.5)) if left == 0 else int(rng.integers(0, 3)))
+            else:
+                x += w + int(w * gap)
         out.append((canvas, np.float32(boxes).reshape(-1, 4)))
     return out
 
@@ -659,7 +676,7 @@ def main(argv=None) -> None:
     scenes = kept(os.path.join(w, f"scenes-{args.scenes}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
                   lambda: synthetic_scenes(args.scenes, args.seed), pk)
     sizes = "" if args.rethink_sizes == "learn" else f"-{args.rethink_sizes}"  # which photos' tiles are cut out
-    apart = kept(os.path.join(w, f"apart-{args.apart}-{args.seed}{sizes}.npz"),
+    apart = kept(os.path.join(w, f"apart-{args.apart}-{args.seed}{sizes}-v{APART_VERSION}.npz"),
                  lambda: photo_tiles_apart(train_items, args.apart, args.seed), pk)
     items = train_items + [(i, b, True) for i, b in syn + scenes + apart]
     print(f"train: {len(train_items)} photos ({sum(t for *_, t in train_items)} with trusted sizes) + {len(syn)} "
