@@ -251,3 +251,37 @@ def test_search_settings_stamped_into_a_detector_travel_with_it(tmp_path, monkey
     with pytest.raises(SystemExit):
         main(["--stamp", mine, "--search", "PART_OF=-1"])
     assert "PART_OF takes a number above 0" in capsys.readouterr().err
+
+
+def test_tiles_apart_are_also_laid_as_a_hand_with_like_tiles_side_by_side():
+    """Half the scenes of real tiles apart lay them in groups of touching tiles, some groups one
+    tile over again, with cloth between the groups; every tile pasted has its box."""
+    import numpy as np
+
+    from models.detector import photo_tiles_apart
+
+    rng = np.random.default_rng(3)
+    photos = []
+    for _ in range(4):  # photos of distinct tiles (noise), each labelled, their sizes trusted
+        img = np.full((200, 300, 3), 90, np.uint8)
+        boxes = []
+        for j in range(5):
+            x = 10 + 55 * j
+            img[40:110, x:x + 50] = rng.integers(0, 256, (70, 50, 3), dtype=np.uint8)
+            boxes.append((x, 40, x + 50, 110))
+        photos.append((img, np.float32(boxes), True))
+    like_pairs = touching = wide_gaps = 0
+    for canvas, boxes in photo_tiles_apart(photos, 40, seed=1):
+        assert len(boxes) and (boxes[:, 2] > boxes[:, 0]).all() and (boxes[:, 3] > boxes[:, 1]).all()
+        for a, b in zip(boxes, boxes[1:]):
+            if b[1] != a[1]:  # a new line of tiles
+                continue
+            gap = b[0] - a[2]
+            touching += gap <= 2
+            wide_gaps += gap >= 0.3 * (a[2] - a[0])
+            if gap <= 2 and (a[2] - a[0], a[3] - a[1]) == (b[2] - b[0], b[3] - b[1]):
+                ta = canvas[int(a[1]):int(a[3]), int(a[0]):int(a[2])].astype(np.float32)
+                tb = canvas[int(b[1]):int(b[3]), int(b[0]):int(b[2])].astype(np.float32)
+                # the same tile lit a little otherwise: its pattern, not a new tile's noise
+                like_pairs += np.corrcoef(ta.ravel(), tb.ravel())[0, 1] > 0.9
+    assert like_pairs >= 10 and touching >= 20 and wide_gaps >= 20
