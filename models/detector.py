@@ -600,6 +600,9 @@ def main(argv=None) -> None:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1.5e-3)
     ap.add_argument("--seed", type=int, default=0, help="the split's seed (datasets.splits) and the views'")
+    ap.add_argument("--views-seed", type=int, metavar="S",
+                    help="the training views' seed (default: --seed): a run trained on from another's weights "
+                         "with another seed sees views the other never showed, the split unchanged")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", metavar="STATE", help="start from these weights (a .best state dict or a resumable .pt "
                     "checkpoint) instead of ImageNet's: a fine-tune")
@@ -685,7 +688,8 @@ def main(argv=None) -> None:
         return
 
     device = torch.device(args.device)
-    data = Views(items, args.seed, cast=args.cast, turn=args.turn, scales=tile_scales(args.close_share))
+    views_seed = args.seed if args.views_seed is None else args.views_seed
+    data = Views(items, views_seed, cast=args.cast, turn=args.turn, scales=tile_scales(args.close_share))
     model = DetNet(imagenet=not args.init)
     if args.init:
         model.load_state_dict(load_weights(args.init))
@@ -701,7 +705,8 @@ def main(argv=None) -> None:
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * len(loader)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
-    ckpt = os.path.join(args.work, f"detector-{args.seed}-{args.epochs}x{args.per_epoch}.pt")
+    run = f"{args.seed}" if args.views_seed is None else f"{args.seed}v{args.views_seed}"  # never resumed as another's
+    ckpt = os.path.join(args.work, f"detector-{run}-{args.epochs}x{args.per_epoch}.pt")
     start, best = 0, (-1.0, 0.3)
     if os.path.exists(ckpt):
         st = torch.load(ckpt, map_location=device, weights_only=False)
@@ -716,7 +721,7 @@ def main(argv=None) -> None:
         print("start " + _figures(ev), flush=True)
     for epoch in range(start, args.epochs):
         data.epoch = epoch
-        torch.manual_seed(args.seed * 1000 + epoch)  # the sampler's draws, the same on a resumed run
+        torch.manual_seed(views_seed * 1000 + epoch)  # the sampler's draws, the same on a resumed run
         t0, tot, parts = time.time(), 0.0, np.zeros(3)
         for batch in loader:
             loss, p = _step(model, batch, opt, device)
