@@ -329,6 +329,19 @@ def synthetic_scenes(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
 APART_VERSION = 2  # bumped when photo_tiles_apart lays its scenes otherwise (its renders are kept by name)
 
 
+def _drawn_tile(pool, height: float, rng: np.random.Generator) -> np.ndarray | None:
+    """A tile cut from a photo of ``pool`` ((image, box) pairs), scaled to ``height`` pixels tall;
+    None where its box holds no pixels."""
+    img, b = pool[int(rng.integers(len(pool)))]
+    x1, y1, x2, y2 = (int(round(v)) for v in b)
+    tile = img[max(0, y1):y2, max(0, x1):x2]
+    if tile.size == 0:
+        return None
+    s = height / max(1, tile.shape[0])
+    return cv2.resize(tile, (max(4, round(tile.shape[1] * s)), max(4, round(tile.shape[0] * s))),
+                      interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+
+
 def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Real tiles cut from training photos (``items``: (image, boxes, sizes trusted) as
     :func:`load_photos` gives them; trusted ones only) and laid on plain cloths of every colour,
@@ -360,15 +373,9 @@ def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.nda
                 left, same = int(rng.integers(2, 5)), rng.random() < 0.5
                 tile = None
             if tile is None or not (grouped and same):
-                img, b = pool[int(rng.integers(len(pool)))]
-                x1, y1, x2, y2 = (int(round(v)) for v in b)
-                tile = img[max(0, y1):y2, max(0, x1):x2]
-                if tile.size == 0:
-                    tile = None
+                tile = _drawn_tile(pool, th, rng)
+                if tile is None:
                     continue
-                s = th / max(1, tile.shape[0])
-                tile = cv2.resize(tile, (max(4, round(tile.shape[1] * s)), max(4, round(tile.shape[0] * s))),
-                                  interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
             laid = np.clip(tile * rng.uniform(0.9, 1.1), 0, 255).astype(np.uint8) if grouped and same else tile
             h, w = laid.shape[:2]
             if x + w >= W:
