@@ -239,8 +239,10 @@ RETHINK = "roboflow-rethink-bonus"
 
 def half_labelled(path: str, code: str) -> bool:
     """Whether the label of a tile of ``code`` in the photo at ``path`` (or a copy of it made here,
-    :func:`_copy_path`) covers only part of it."""
-    return RETHINK in path and code[:1] in "FS" and code[1:].isdigit()
+    :func:`_copy_path`, whose name keeps the set's) covers only part of it."""
+    from datasets.readers import part_labelled
+
+    return part_labelled(path, code)
 
 
 def _holds(box, x: float, y: float) -> bool:

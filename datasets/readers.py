@@ -178,6 +178,19 @@ def sizes_trusted(img: np.ndarray) -> bool:
     return filled_corners(img) < 2
 
 
+#: roboflow-rethink-bonus labels its flowers and seasons by part of the tile: its character and
+#: number, the upper or left half, in some photos only the corner quarter (their labelled boxes'
+#: median area is about 0.4 of the same photo's other tiles').
+PART_LABELLED_SET = "roboflow-rethink-bonus"
+
+
+def part_labelled(path: str, code: str) -> bool:
+    """Whether the label of a tile of ``code`` in the photo at ``path`` may cover only part of the
+    tile (:data:`PART_LABELLED_SET`'s flowers and seasons): it says which tile is there, and
+    roughly where, but neither the tile's centre nor its size."""
+    return PART_LABELLED_SET in path and code[:1] in "FS" and code[1:].isdigit()
+
+
 def held_out_sources(records: list["LabelledImage"], fraction: float, seed: int) -> set[str]:
     """A seeded random share of the records' source photos, held out of training (every copy of
     a source goes the same way); the classifier and the detector hold out the same ones."""

@@ -42,7 +42,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from datasets.augment import cast_light, photometric
-from datasets.readers import read_yolo, sizes_trusted
+from datasets.readers import part_labelled, read_yolo, sizes_trusted
 from datasets.splits import split
 from datasets.synthetic import VERSION as SYNTHETIC_VERSION, paste
 from mjcam.vision.locate import decode, search_settings
@@ -103,8 +103,26 @@ class DetNet(nn.Module):
 
 # ---------------------------------------------------------------- data
 
-def targets(boxes: np.ndarray, h: int, w: int, stride: int = STRIDE):
-    """Heat map (1, H, W), size and offset maps (2, H, W) and a mask (1, H, W) of box centres."""
+#: The heat target's value where nothing is taught (:func:`targets`' ``untaught``): not 1, so no centre
+#: (``loss_fn`` counts cells of exactly 1), and so near 1 that the focal loss's weight on the cell as
+#: background, (1 - heat) ** 4, is nothing.
+UNTAUGHT = 1.0 - 1e-3
+
+
+def part_region(b) -> tuple[float, float, float, float]:
+    """Where the tile lies whose label covers only part of it (its upper or left half, or a corner
+    quarter: :func:`datasets.readers.part_labelled`): the label grown by its own width and height to
+    the right and below, by half of them to the left and above."""
+    x1, y1, x2, y2 = (float(v) for v in b)
+    w, h = x2 - x1, y2 - y1
+    return x1 - w / 2, y1 - h / 2, x2 + w, y2 + h
+
+
+def targets(boxes: np.ndarray, h: int, w: int, stride: int = STRIDE, untaught: np.ndarray | None = None):
+    """Heat map (1, H, W), size and offset maps (2, H, W) and a mask (1, H, W) of box centres.
+    ``untaught``: regions (x1, y1, x2, y2) of tiles labelled by part (:func:`part_region`), where
+    the heat map teaches nothing (:data:`UNTAUGHT`): neither a centre at the label's nor background
+    where the tile's own centre is; a whole box's centre there stays one."""
     gh, gw = h // stride, w // stride
     heat = np.zeros((gh, gw), np.float32)
     size = np.zeros((2, gh, gw), np.float32)
@@ -124,6 +142,10 @@ def targets(boxes: np.ndarray, h: int, w: int, stride: int = STRIDE):
         size[:, iy, ix] = (math.log(bw), math.log(bh))
         off[:, iy, ix] = (cx - ix, cy - iy)
         mask[iy, ix] = 1.0
+    for b in untaught if untaught is not None else ():
+        x1, y1, x2, y2 = (v / stride for v in b)
+        region = heat[max(0, int(y1)):max(0, math.ceil(y2)), max(0, int(x1)):max(0, math.ceil(x2))]
+        np.maximum(region, UNTAUGHT, out=region)
     return heat[None], size, off, mask[None]
 
 
@@ -159,17 +181,20 @@ def view_scale(boxes: np.ndarray, h: int, w: int, side: int, rng: np.random.Gene
 
 
 def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, side: int = VIEW,
-                cast: float = 0.0, turn: float = 10.0, scales=TILE_SCALES):
+                cast: float = 0.0, turn: float = 10.0, scales=TILE_SCALES, parts: np.ndarray | None = None):
     """A side x side training view: quarter turn, zoom (:func:`view_scale`), shift, light; boxes
     follow (never mirrored). Zoomed in, the view is centred near a tile. Half the views are also
     turned by up to ``turn`` degrees either way. With probability ``cast`` the view is lit with a
-    colour cast (:func:`datasets.augment.cast_light`)."""
+    colour cast (:func:`datasets.augment.cast_light`). ``parts`` (labels that cover part of a
+    tile): their regions (:func:`part_region`) follow too, and come back third, for
+    :func:`targets`' ``untaught`` (the view drawn is the same as without them)."""
     k = int(rng.integers(4)) if rng.random() < 0.5 else 0
     h, w = image.shape[:2]
     b = boxes.copy()
+    p = np.float32([part_region(q) for q in parts]).reshape(-1, 4) if parts is not None else np.zeros((0, 4), np.float32)
     for _ in range(k):  # turn 90° counter-clockwise: (x, y) -> (y, w - x)
         image = np.ascontiguousarray(np.rot90(image))
-        b = np.stack([b[:, 1], w - b[:, 2], b[:, 3], w - b[:, 0]], axis=1) if len(b) else b
+        b, p = (np.stack([q[:, 1], w - q[:, 2], q[:, 3], w - q[:, 0]], axis=1) if len(q) else q for q in (b, p))
         h, w = w, h
     s = view_scale(b, h, w, side, rng, scales)
     if len(b) and (w * s > side or h * s > side):  # larger than the view: show the part around a tile
@@ -189,34 +214,48 @@ def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, 
     pad = tuple(int(v) for v in rng.integers(0, 256, 3)) if rng.random() < 0.5 else (114, 114, 114)
     out = cv2.warpAffine(image, m, (side, side), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=pad)
-    if len(b):
-        corners = np.stack([b[:, [0, 1]], b[:, [2, 1]], b[:, [2, 3]], b[:, [0, 3]]], axis=1)  # (n, 4, 2)
+    def moved(q: np.ndarray) -> np.ndarray:
+        corners = np.stack([q[:, [0, 1]], q[:, [2, 1]], q[:, [2, 3]], q[:, [0, 3]]], axis=1)  # (n, 4, 2)
         pts = corners @ m[:, :2].T + m[:, 2]
-        b = np.concatenate([pts.min(axis=1), pts.max(axis=1)], axis=1)
+        return np.concatenate([pts.min(axis=1), pts.max(axis=1)], axis=1)
+
+    if len(b):
+        b = moved(b)
         cx, cy = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
         keep = (cx >= 0) & (cx < side) & (cy >= 0) & (cy < side)
         b = np.clip(b[keep], 0, side)
+    if len(p):  # a region counts wherever it reaches into the view
+        p = moved(p)
+        p = np.clip(p[(p[:, 2] > 0) & (p[:, 0] < side) & (p[:, 3] > 0) & (p[:, 1] < side)], 0, side)
     if cast and rng.random() < cast:
         out = cast_light(out, rng)
     out = photometric(out, rng)
+    if parts is not None:
+        return out, b.reshape(-1, 4), p.reshape(-1, 4)
     return out, b.reshape(-1, 4)
 
 
-def load_photos(records, max_side: int = 640, turned_sizes: bool = False):
+def load_photos(records, max_side: int = 640, turned_sizes: bool = False, parts: bool = False):
     """(image, boxes, sizes trusted) of the photos that have labels, at most ``max_side`` pixels.
     ``turned_sizes``: trust the boxes of turned copies too (the box refiner learns from them: a
-    turned copy's box is the upright hull of a turned tile, as a photo of a slanted row is labelled)."""
+    turned copy's box is the upright hull of a turned tile, as a photo of a slanted row is labelled).
+    ``parts``: labels that cover only part of a tile (:func:`datasets.readers.part_labelled`) kept
+    apart, fourth: (image, boxes, sizes trusted, part labels)."""
     out = []
     for r in records:
         if not r.boxes:  # a few copies lost their labels: they would teach that tiles are background
             continue
         img = cv2.cvtColor(cv2.imread(r.path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
-        boxes = np.float32([bx.box for bx in r.boxes]).reshape(-1, 4)
+        part = [parts and part_labelled(r.path, bx.code) for bx in r.boxes]
+        boxes = np.float32([bx.box for bx, p in zip(r.boxes, part) if not p]).reshape(-1, 4)
         trusted = turned_sizes or sizes_trusted(img)
         s = min(1.0, max_side / max(img.shape[:2]))
         if s < 1:
             img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-        out.append((img, boxes * s, trusted))
+        if parts:
+            out.append((img, boxes * s, trusted, np.float32([bx.box for bx, p in zip(r.boxes, part) if p]).reshape(-1, 4) * s))
+        else:
+            out.append((img, boxes * s, trusted))
     return out
 
 
@@ -343,15 +382,15 @@ def _drawn_tile(pool, height: float, rng: np.random.Generator) -> np.ndarray | N
 
 
 def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Real tiles cut from training photos (``items``: (image, boxes, sizes trusted) as
-    :func:`load_photos` gives them; trusted ones only) and laid on plain cloths of every colour,
+    """Real tiles cut from training photos (``items``: (image, boxes, sizes trusted[, part labels]) as
+    :func:`load_photos` gives them; trusted ones only, whole labels only) and laid on plain cloths of every colour,
     white and pale grey among them, some with a shadow: the cloth between tiles, and a cloth the
     colour of the tiles, are no tile. Half the scenes lay them in a row or a loose grid, touching
     or apart by up to two and a half tiles; the other half as a hand is laid out, in groups of two
     to four touching tiles (half the groups one tile over again, as a pung or a kong shows like
     tiles side by side, each copy lit a little otherwise) with cloth between the groups."""
     rng = np.random.default_rng(seed + 104729)
-    pool = [(img, b) for img, boxes, trusted in items if trusted for b in boxes
+    pool = [(img, b) for img, boxes, trusted, *_ in items if trusted for b in boxes
             if min(b[2] - b[0], b[3] - b[1]) >= 12]
     out = []
     for _ in range(n):
@@ -423,8 +462,9 @@ def kept(path: str, make, pack: bool, save: bool = True) -> list[tuple]:
         out = []
         for image, boxes, *rest in make():
             s = min(1.0, PACK_SIDE / max(image.shape[:2]))
-            if s < 1:
+            if s < 1:  # part labels (an array after sizes trusted) shrink with the boxes
                 image, boxes = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), boxes * s
+                rest = [v * s if isinstance(v, np.ndarray) else v for v in rest]
             ok, buf = cv2.imencode(".webp", cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_WEBP_QUALITY, PACK_QUALITY])
             out.append((buf, np.float32(boxes).reshape(-1, 4), *rest))
         np.savez(path, items=np.array(out + [None], dtype=object)[:-1])
@@ -444,9 +484,14 @@ class Views(torch.utils.data.Dataset):
 
     def __getitem__(self, key):
         rng, i = view_rng(self.seed, self.epoch, key)
-        image, boxes, trusted = self.items[i]
-        img, boxes = random_view(image, boxes, rng, cast=self.cast, turn=self.turn, scales=self.scales)
-        heat, size, off, mask = targets(boxes, VIEW, VIEW)
+        image, boxes, trusted, *parts = self.items[i]
+        if parts:  # labels that cover part of a tile: the regions of those tiles teach nothing
+            img, boxes, untaught = random_view(image, boxes, rng, cast=self.cast, turn=self.turn, scales=self.scales,
+                                               parts=parts[0])
+        else:
+            img, boxes = random_view(image, boxes, rng, cast=self.cast, turn=self.turn, scales=self.scales)
+            untaught = None
+        heat, size, off, mask = targets(boxes, VIEW, VIEW, untaught=untaught)
         x = (img.astype(np.float32) / 255.0 - np.float32(MEAN)) / np.float32(STD)
         return (torch.from_numpy(np.ascontiguousarray(x.transpose(2, 0, 1))), torch.from_numpy(heat),
                 torch.from_numpy(size), torch.from_numpy(off), torch.from_numpy(mask * float(trusted)))
@@ -492,13 +537,24 @@ def match(pred: np.ndarray, truth: np.ndarray, thr: float = 0.5) -> int:
 THRESHOLDS = (0.1, 0.15, 0.2, 0.3, 0.4)  # heat thresholds tried on the held-out photos each epoch
 
 
+def _centre_in(boxes: np.ndarray, regions: np.ndarray) -> np.ndarray:
+    """Whether each box's centre lies in any of the regions."""
+    if not len(regions):
+        return np.zeros(len(boxes), bool)
+    cx, cy = (boxes[:, 0] + boxes[:, 2])[:, None] / 2, (boxes[:, 1] + boxes[:, 3])[:, None] / 2
+    r = regions[None]
+    return ((cx >= r[..., 0]) & (cx <= r[..., 2]) & (cy >= r[..., 1]) & (cy <= r[..., 3])).any(axis=1)
+
+
 @torch.no_grad()
 def evaluate(model: DetNet, items, side: int = SIDE, thresholds=THRESHOLDS, device=None) -> dict:
     from mjcam.vision.locate import letterbox_photo, suppress
 
     model.eval()
     tot = {t: [0, 0, 0] for t in thresholds}  # hits, predictions, truths
-    for img, truth, *_ in items:
+    for img, truth, *rest in items:
+        # a tile labelled by part (load_photos' fourth) is no truth, and a box there no false one
+        regions = np.float32([part_region(b) for b in rest[1]]).reshape(-1, 4) if len(rest) > 1 else None
         x, s = letterbox_photo(img, side)
         t = (x.astype(np.float32) / 255.0 - np.float32(MEAN)) / np.float32(STD)
         x = torch.from_numpy(np.ascontiguousarray(t.transpose(2, 0, 1)))[None]
@@ -507,6 +563,8 @@ def evaluate(model: DetNet, items, side: int = SIDE, thresholds=THRESHOLDS, devi
             boxes, scores = decode(ph[0, 0].numpy(), ps[0].numpy(), po[0].numpy(), STRIDE, threshold=thr)
             keep = suppress(boxes, scores, 0.45)
             boxes = boxes[keep] / s
+            if regions is not None and len(regions) and len(boxes):
+                boxes = boxes[~(_centre_in(boxes, regions) & ~_centre_in(boxes, truth))]
             tot[thr][0] += match(boxes, truth)
             tot[thr][1] += len(boxes)
             tot[thr][2] += len(truth)
@@ -671,16 +729,17 @@ def main(argv=None) -> None:
         _need([], args.data)  # refused before any empty pack is kept
     # a pack a set: HK's, rethink-bonus's (whose sizes --rethink-sizes may set aside), your own
     hk = kept(os.path.join(w, f"hk-{args.seed}.npz"), lambda: load_photos(sp.hk_train), pk, save=False)
-    rethink = kept(os.path.join(w, f"rethink-{args.seed}.npz"), lambda: load_photos(sp.rethink_train, turned_sizes=True),
-                   pk, save=False)
+    # its flowers and seasons labelled by part of the tile teach neither centre nor background
+    rethink = kept(os.path.join(w, f"rethink-{args.seed}-parts.npz"),
+                   lambda: load_photos(sp.rethink_train, turned_sizes=True, parts=True), pk, save=False)
     if args.rethink_sizes == "centres":  # its labels are drawn round the face, often round part of it
-        rethink = [(image, boxes, False) for image, boxes, _ in rethink]
+        rethink = [(image, boxes, False, *parts) for image, boxes, _, *parts in rethink]
     mine = kept(os.path.join(w, f"own-{args.seed}.npz"), lambda: load_photos(own, turned_sizes=True), pk, save=False)
     train_items = _need(hk + rethink + mine, args.data)
     # epochs and the threshold are chosen on tuning photos whose boxes are as a real photo's
-    hold_items = kept(os.path.join(w, f"tuning-{args.seed}.npz"), lambda: _need(
-        [it for it in load_photos(sp.hk_tune) if it[2]] + load_photos(sp.rethink_tune, turned_sizes=True), args.data),
-        pk, save=False)
+    hold_items = kept(os.path.join(w, f"tuning-{args.seed}-parts.npz"), lambda: _need(
+        [it for it in load_photos(sp.hk_tune) if it[2]] + load_photos(sp.rethink_tune, turned_sizes=True, parts=True),
+        args.data), pk, save=False)
     syn = kept(os.path.join(w, f"synthetic-{args.synthetic}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
                lambda: synthetic_hands(args.synthetic, args.seed), pk)
     scenes = kept(os.path.join(w, f"scenes-{args.scenes}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
@@ -689,7 +748,7 @@ def main(argv=None) -> None:
     apart = kept(os.path.join(w, f"apart-{args.apart}-{args.seed}{sizes}-v{APART_VERSION}.npz"),
                  lambda: photo_tiles_apart(train_items, args.apart, args.seed), pk)
     items = train_items + [(i, b, True) for i, b in syn + scenes + apart]
-    print(f"train: {len(train_items)} photos ({sum(t for *_, t in train_items)} with trusted sizes) + {len(syn)} "
+    print(f"train: {len(train_items)} photos ({sum(t for _, _, t, *_ in train_items)} with trusted sizes) + {len(syn)} "
           f"synthetic hands + {len(scenes)} scenes + {len(apart)} of tiles apart; tuning: {len(hold_items)} photos", flush=True)
     if args.pack_only:
         return

@@ -285,3 +285,54 @@ def test_tiles_apart_are_also_laid_as_a_hand_with_like_tiles_side_by_side():
                 # the same tile lit a little otherwise: its pattern, not a new tile's noise
                 like_pairs += np.corrcoef(ta.ravel(), tb.ravel())[0, 1] > 0.9
     assert like_pairs >= 10 and touching >= 20 and wide_gaps >= 20
+
+
+def test_a_tile_labelled_by_part_teaches_neither_a_centre_nor_background():
+    import numpy as np
+
+    from models.detector import STRIDE, UNTAUGHT, loss_fn, part_region, random_view, targets
+
+    whole, part = np.float32([[200, 40, 240, 96]]), np.float32([[40, 40, 64, 68]])  # the part: a tile's upper left
+    heat, *_ = targets(whole, 256, 256)
+    taught, *_ = targets(whole, 256, 256, untaught=np.float32([part_region(part[0])]))
+    assert heat[0, 54 // STRIDE, 52 // STRIDE] == 0.0 and heat[0, 68 // STRIDE, 60 // STRIDE] == 0.0  # as background
+    # the label's centre and the tile's own (60, 68) teach nothing; the whole tile's centre stays one
+    assert taught[0, 54 // STRIDE, 52 // STRIDE] == np.float32(UNTAUGHT) == taught[0, 68 // STRIDE, 60 // STRIDE]
+    assert taught[0, 68 // STRIDE, 220 // STRIDE] == 1.0 and (taught == 1.0).sum() == (heat == 1.0).sum() == 1
+    # a network that finds a tile there loses nothing by it; where nothing is labelled it does
+    pred = torch.full((1, 1, 64, 64), 0.01)
+    pred[0, 0, 68 // STRIDE, 60 // STRIDE] = 0.9
+    zeros = torch.zeros(1, 2, 64, 64)
+    loss = [loss_fn((pred, zeros, zeros), torch.from_numpy(h)[None], zeros, zeros, torch.zeros(1, 1, 64, 64))[1][0]
+            for h in (heat, taught)]
+    assert loss[1] < loss[0] - 1.0
+    # the region follows the view: turned, zoomed and shifted with the photo
+    photo = np.full((300, 400, 3), 90, np.uint8)
+    for seed in range(12):
+        rng_a, rng_b = np.random.default_rng(seed), np.random.default_rng(seed)
+        view, boxes, regions = random_view(photo, whole, rng_a, parts=part)
+        alone, boxes_alone = random_view(photo, whole, rng_b)
+        assert np.array_equal(view, alone) and np.array_equal(boxes, boxes_alone)  # the same view drawn
+        assert len(regions) <= 1 and (regions >= 0).all() and (regions <= 256).all()
+
+
+def test_photos_keep_the_labels_that_cover_part_of_a_tile_apart(tmp_path):
+    import cv2
+    import numpy as np
+
+    from datasets.readers import read_yolo
+    from models.detector import kept, load_photos
+
+    root = tmp_path / "roboflow-rethink-bonus"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    cv2.imwrite(str(root / "images" / "a.jpg"), np.full((640, 640, 3), 120, np.uint8))
+    (root / "data.yaml").write_text("names: ['c1', 'f1']\n")
+    (root / "labels" / "a.txt").write_text("0 0.2 0.5 0.1 0.15\n1 0.6 0.5 0.05 0.06\n")
+    recs = read_yolo(str(root), "")
+    (img, boxes, trusted, parts), = load_photos(recs, parts=True)
+    assert len(boxes) == 1 and np.allclose(parts, [[368, 300.8, 400, 339.2]], atol=0.5)
+    assert len(load_photos(recs)[0]) == 3 and len(load_photos(recs)[0][1]) == 2  # without: every label a tile
+    (small, small_boxes, _, small_parts), = kept(str(tmp_path / "p.npz"), lambda: load_photos(recs, parts=True), pack=True)
+    s = small.shape[1] / 640
+    assert s < 1 and np.allclose(small_parts, parts * s) and np.allclose(small_boxes, boxes * s)
