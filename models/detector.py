@@ -725,7 +725,7 @@ def main(argv=None) -> None:
         _same_photos(os.path.join(args.work, f"own-{args.seed}-pack.txt"), args.photos)
     w, pk = args.work, args.packs
     if not (sp.hk_train or sp.rethink_train or own) and not all(
-            pk and os.path.exists(os.path.join(w, f"{name}-{args.seed}-pack.npz")) for name in ("hk", "rethink")):
+            pk and os.path.exists(os.path.join(w, f"{name}-pack.npz")) for name in (f"hk-{args.seed}", f"rethink-{args.seed}-parts")):
         _need([], args.data)  # refused before any empty pack is kept
     # a pack a set: HK's, rethink-bonus's (whose sizes --rethink-sizes may set aside), your own
     hk = kept(os.path.join(w, f"hk-{args.seed}.npz"), lambda: load_photos(sp.hk_train), pk, save=False)
