@@ -18,7 +18,8 @@ close-ups is chosen on those, then judged on the two kinds above, which no choic
 
 ``--few`` adds close-ups of a few tiles side by side: twelve rows of 2, 3 or 4 tiles drawn from
 each xmahjongg set, as tall as a phone's frame allows; and 2, 3 and 5 neighbouring tiles of the
-samples (every third start) filling 60 % and 90 % of the frame.
+samples (every third start, side by side: none across the cloth between two groups) filling
+60 % and 90 % of the frame.
 
 Printed for each kind: the close-ups read exactly (as many tiles as they show, the right codes,
 left to right), and those that are not, with what was read (code, confidence, detection score),
@@ -76,18 +77,24 @@ def _on_cloth(part: np.ndarray, rng) -> list[tuple[float, np.ndarray]]:
     return out
 
 
+def _next_to(a, b) -> bool:
+    """Whether box ``b`` (x1, y1, x2, y2) lies side by side right of box ``a``: the same row (centres
+    within a third of a tile's height), next to each other (a gap under a quarter of a tile's
+    height), of about one height."""
+    h = a[3] - a[1]
+    return (abs((b[1] + b[3]) / 2 - (a[1] + a[3]) / 2) < h / 3 and -h / 8 <= b[0] - a[2] < h / 4
+            and abs(b[3] - b[1] - h) < h / 4)
+
+
 def _row_from(boxes, first: int, count: int) -> list:
-    """``count`` labelled boxes side by side from the ``first``-th from the left (same row: centres
-    within a third of a tile's height, next to each other, of about one height), fewer if the row ends."""
+    """``count`` labelled boxes side by side from the ``first``-th from the left (:func:`_next_to`),
+    fewer if the row ends."""
     boxes = sorted(boxes, key=lambda b: b.box[0])
     row = [boxes[first]]
     for b in boxes[first + 1:]:
         if len(row) == count:
             break
-        x1, y1, x2, y2 = row[-1].box
-        h = y2 - y1
-        if (abs((b.box[1] + b.box[3]) / 2 - (y1 + y2) / 2) < h / 3 and -h / 8 <= b.box[0] - x2 < h / 4
-                and abs(b.box[3] - b.box[1] - h) < h / 4):
+        if _next_to(row[-1].box, b.box):
             row.append(b)
     return row
 
@@ -138,7 +145,10 @@ def tuning_closeups(data: str, count: int, many: int, seed: int = 5, least: floa
 
 def sample_closeups(count: int = 1, every: int = 1):
     """(label, picture, codes) of ``count`` neighbouring tiles of the sample photos (each ``every``
-    th start) enlarged to fill a 12 MP frame."""
+    th start; tiles side by side only, :func:`_next_to`) enlarged to fill a 12 MP frame. A cut
+    across the cloth between two groups laid apart would show that cloth as a block a tile high,
+    tiles either side and the green cloth above and below: a face-down tile, not cloth, to any
+    reader (the cloth between tiles is judged where the cloth lies all round them, in the tests)."""
     import json
 
     from mjcam.vision.io import load_photo
@@ -151,6 +161,8 @@ def sample_closeups(count: int = 1, every: int = 1):
         tiles = sorted(tiles, key=lambda t: t[1])
         for k in range(0, len(tiles) - count + 1, every):
             row = tiles[k:k + count]
+            if not all(_next_to(a[1:5], b[1:5]) for a, b in zip(row, row[1:])):
+                continue
             x1, y1 = (round(min(t[i] for t in row)) for i in (1, 2))
             x2, y2 = (round(max(t[i] for t in row)) for i in (3, 4))
             codes = [t[0] for t in row]

@@ -545,6 +545,27 @@ def test_closeups_of_a_few_tiles_show_neighbours_in_order():
     assert label.startswith(f"{name} 0 ") and max(picture.shape[0] / 3000, picture.shape[1] / 4000) == pytest.approx(0.9, abs=0.002)
 
 
+def test_closeups_of_a_few_tiles_never_span_the_cloth_between_two_groups():
+    import json
+
+    from benchmarks.closeup_eval import ROOT, sample_closeups
+
+    with open(os.path.join(ROOT, "samples", "labels.json")) as fh:
+        tiles = sorted(json.load(fh)["hand-layout.jpg"], key=lambda t: t[1])  # groups laid apart
+    apart = {k for k in range(len(tiles) - 1) if tiles[k + 1][1] - tiles[k][3] > (tiles[k][4] - tiles[k][2]) / 4}
+    assert len(apart) >= 4
+    made = set()
+    for n in (2, 3, 5):
+        for label, _, codes in sample_closeups(n, every=3):
+            name, k = label.split(" ")[:2]
+            if name == "hand-layout.jpg":
+                made.add((n, int(k)))
+                assert codes == [t[0] for t in tiles[int(k):int(k) + n]]
+                assert not apart & set(range(int(k), int(k) + n - 1)), label  # no gap inside the cut
+    starts = {(n, k) for n in (2, 3, 5) for k in range(0, len(tiles) - n + 1, 3)}
+    assert made == {(n, k) for n, k in starts if not apart & set(range(k, k + n - 1))} and made
+
+
 def test_tuning_closeups_come_from_the_tuning_photos_only(tmp_path):
     from benchmarks.closeup_eval import tuning_closeups
     from datasets.splits import split
