@@ -83,8 +83,6 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from mjcam.models import registry
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PEER_CODES = {"chun": "Rd", "haku": "Wd", "hatsu": "Gd", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
@@ -201,17 +199,15 @@ def columns(detector: str | None = None, baseline_detector: str | None = None,
 
 def column_refiner(k: int, system: str, refiner: str | None) -> str | None:
     """The box refiner the ``k``-th column's worker is handed: ``refiner`` (``--refiner``) for the
-    first, mjcam as it stands; the shipped one for a baseline column, whatever ``MJCAM_REFINER``
-    says; None (the environment as it is) otherwise.
+    first, mjcam as it stands; none for a baseline column (no refiner ships), whatever
+    ``MJCAM_REFINER`` says; None (the environment as it is) otherwise.
 
-    >>> column_refiner(0, "mjcam", "none"), column_refiner(2, "peer", None)
-    ('none', None)
-    >>> column_refiner(1, "mjcam", "none") == registry.path("box-refiner")
-    True
+    >>> column_refiner(0, "mjcam", "none"), column_refiner(1, "mjcam", "my.onnx"), column_refiner(2, "peer", None)
+    ('none', 'none', None)
     """
     if system != "mjcam":
         return None
-    return refiner if k == 0 else registry.path("box-refiner")
+    return refiner if k == 0 else "none"
 
 
 # ---------------------------------------------------------------- scoring the predictions
@@ -728,7 +724,7 @@ def main(argv=None) -> None:
                          "a candidate before it ships")
     ap.add_argument("--refiner", metavar="FILE|none",
                     help="the box refiner mjcam uses with --detector (MJCAM_REFINER): a file, or none to read the "
-                         "detector's boxes as they come; the baseline column keeps the shipped one")
+                         "detector's boxes as they come; the baseline column reads its detector's boxes as they come")
     ap.add_argument("--baseline-detector", metavar="FILE",
                     help="run mjcam a second time, with this ONNX tile detector, in a column of its own")
     ap.add_argument("--seed", type=int, default=0,
@@ -867,8 +863,8 @@ def evaluate(args, folder: str) -> None:
             m["detector"] = os.path.abspath(detector) if detector else os.environ.get("MJCAM_DETECTOR") or "shipped"
             from mjcam.vision.locate import refiner_named
 
-            r = refiners[name] or refiner_named() or "shipped"  # the worker's own MJCAM_REFINER where none is handed
-            m["refiner"] = r if r.lower() == "none" or r == "shipped" else os.path.abspath(r)
+            r = refiners[name] or refiner_named() or "none"  # the worker's own MJCAM_REFINER where none is handed
+            m["refiner"] = r if r.lower() == "none" else os.path.abspath(r)
         figures[name] = m
         if len(parts) > 1:
             # each part's time per photo: its photos' own times and its share of loading the models

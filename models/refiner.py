@@ -1,7 +1,7 @@
 """Train the box refiner (the second look of :mod:`vision.locate`) and export it.
 
     pip install '.[train]'
-    python -m models.refiner --data ../shared/data --work /tmp/mjcam-refine --out models/box_refiner.onnx
+    python -m models.refiner --data ../shared/data --work /tmp/mjcam-refine --out my-refiner.onnx
 
 The detector finds almost every tile's centre but sizes its boxes poorly: on held-out
 training photos a box drawn at the detector's centre with the labelled size would match at
@@ -178,7 +178,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="../shared/data")
     ap.add_argument("--work", default="/tmp/mjcam-refine")
-    ap.add_argument("--out", default="models/box_refiner.onnx")
+    ap.add_argument("--out", default="box_refiner.onnx")
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -191,7 +191,7 @@ def main(argv=None) -> None:
                          "MJCAM_DETECTOR names)")
     ap.add_argument("--init", metavar="STATE",
                     help="start from these weights (a .best state dict, a resumable .pt checkpoint or an exported "
-                         ".onnx refiner such as the shipped one): a fine-tune")
+                         ".onnx refiner of yours): a fine-tune")
     ap.add_argument("--blur", type=float, default=0.0, metavar="SHARE",
                     help="that share of the training windows blurred further (a Gaussian of sigma %g-%g window "
                          "pixels), as a photo out of focus" % BLUR_SIGMA)
@@ -215,7 +215,7 @@ def main(argv=None) -> None:
             with open(cache) as fh:
                 extra, hold_extra = json.load(fh)
         else:
-            proposer = LearnedProposer(extra_sides=(320, 256), zoom=False)  # as the shipped refiner was trained
+            proposer = LearnedProposer(extra_sides=(320, 256), zoom=False)  # two further looks, larger than the search's own
             extra, hold_extra = detector_samples(train_items, proposer), detector_samples(hold_items, proposer)
             with open(cache, "w") as fh:
                 json.dump([extra, hold_extra], fh)

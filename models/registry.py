@@ -30,8 +30,7 @@ class Shipped:
 
 SHIPPED: dict[str, Shipped] = {m.name: m for m in (
     Shipped("classifier", "tile_classifier.onnx", "5c05a38d7496c5a38478370b9daef0a92b39ef4c2b95e6cdff1bd45bfb7f4f1b"),
-    Shipped("detector", "tile_detector.onnx", "cad49f35cc285311b7c71558911c7f7c0ab08fdd7b968a7337126c458f661e0c"),
-    Shipped("box-refiner", "box_refiner.onnx", "829a61c91fd6c074d71845f9fb0001c54706175bc20290604ffa33e766be5b54"),
+    Shipped("detector", "tile_detector.onnx", "4eebec31a4ea77a0829da4a932b02fa82895fe6cd485475c107b5c538a0a4a6e"),
     Shipped("which-way-up", "tile_up.onnx", "7abcf20f14d99433c664aaf8478b52f75094bd76fb0697fc74bddb5aef742cb7"),
 )}
 

@@ -433,8 +433,7 @@ def test_all_held_out_prints_each_part_and_every_column(monkeypatch, tmp_path, c
     text = capsys.readouterr().out
     # two photos of each rethink part (--limit: of each part), valid's one HK photo
     assert launched == [("mjcam", None, 5), ("mjcam", str(detector), 5), ("peer", None, 5)]
-    shipped_refiner = ev.registry.path("box-refiner")
-    assert refiners == [None, shipped_refiner, None]  # the baseline with the shipped refiner, whatever the shell says
+    assert refiners == [None, "none", None]  # the baseline with no refiner (none ships), whatever the shell says
     for head in ("\nHK valid: 1 photos", "\nrethink test: 2 photos", "\nrethink unseen set: 2 photos",
                  "\nall held-out photos: 5 photos"):
         assert head in text
@@ -448,17 +447,19 @@ def test_all_held_out_prints_each_part_and_every_column(monkeypatch, tmp_path, c
     figures = json.loads(out.read_text())
     assert list(figures) == ["mjcam", "mjcam (detector old.onnx)", "peer"]
     assert figures["mjcam (detector old.onnx)"]["detector"] == str(detector)
-    assert figures["mjcam (detector old.onnx)"]["refiner"] == shipped_refiner and figures["mjcam"]["refiner"] == "shipped"
+    assert figures["mjcam (detector old.onnx)"]["refiner"] == "none" and figures["mjcam"]["refiner"] == "none"
     assert list(figures["peer"]["parts"]) == ["HK valid", "rethink test", "rethink unseen set"]
     # a part's time: its photos' own (1 s each) and its share of loading the models (1 s a photo here)
     assert figures["peer"]["parts"]["rethink test"]["s_per_photo_640"] == 2.0
     assert figures["peer"]["s_per_photo_640"] == 2.0 and figures["peer"]["recall"] == 1.0
 
-    launched.clear(), refiners.clear()  # a candidate's boxes as they come, the baseline with the shipped refiner
-    ev.main(["--data", data, "--photos", "valid", "--timing", "0", "--detector", str(detector), "--refiner", "none",
+    launched.clear(), refiners.clear()  # a candidate with a refiner of its own, the baseline without
+    mine = tmp_path / "my-refiner.onnx"
+    mine.write_bytes(b"refiner")
+    ev.main(["--data", data, "--photos", "valid", "--timing", "0", "--detector", str(detector), "--refiner", str(mine),
              "--baseline-detector", str(detector)])
-    assert refiners == ["none", shipped_refiner, None]
-    assert "mjcam (detector old.onnx, refiner none)" in capsys.readouterr().out
+    assert refiners == [str(mine), "none", None]
+    assert "mjcam (detector old.onnx, refiner my-refiner.onnx)" in capsys.readouterr().out
 
 
 def test_upscaled_cuts_letterbox_bars_and_keeps_the_photo_shape(tmp_path):

@@ -2,11 +2,11 @@
 
 :class:`LearnedProposer`, a small fully convolutional network (``models/tile_detector.onnx``,
 trained by ``models/detector.py``), marks every tile's centre on a heat map and regresses its box
-size (CenterNet-style, one class: "a tile, any tile, face up or down"). :class:`BoxRefiner`
-(``models/box_refiner.onnx``, trained by ``models/refiner.py``) then redraws each of the
-detector's boxes from a window around it. Proposals are generous; :func:`suppress` (OpenCV's
-``cv2.dnn.NMSBoxes``) removes duplicates, and the classifier's ``not-a-tile`` class prunes what is
-left.
+size (CenterNet-style, one class: "a tile, any tile, face up or down"), drawing each whole tile.
+:class:`BoxRefiner` (a refiner of yours, trained by ``models/refiner.py`` and named by
+``MJCAM_REFINER``; none ships) can redraw each of the detector's boxes from a window around it.
+Proposals are generous; :func:`suppress` (OpenCV's ``cv2.dnn.NMSBoxes``) removes duplicates, and
+the classifier's ``not-a-tile`` class prunes what is left.
 """
 
 from __future__ import annotations
@@ -433,33 +433,33 @@ def window_input(win: np.ndarray, mean, std) -> np.ndarray:
     return to_tensor(win[None], mean, std)[0]
 
 
-DEFAULT_REFINER = registry.path("box-refiner")
-
-
 def refiner_named() -> str:
-    """What ``MJCAM_REFINER`` names: a box refiner file, ``none`` (the detector's boxes read as it
-    gives them: a detector of your own, trained after the shipped refiner learnt the shipped
-    detector's boxes), or nothing (``""``: the shipped refiner)."""
+    """What ``MJCAM_REFINER`` names: a box refiner file (``models/refiner.py`` trains one for a
+    detector's boxes), ``none``, or nothing (``""``). No refiner ships: the shipped detector draws
+    each whole tile itself, and its boxes are read as it gives them."""
     value = os.environ.get("MJCAM_REFINER", "").strip()
     return "none" if value.lower() == "none" else value
 
 
 def refiner_wanted() -> bool:
-    """False where ``MJCAM_REFINER`` is ``none``."""
-    return refiner_named() != "none"
+    """Whether ``MJCAM_REFINER`` names a box refiner file."""
+    return refiner_named() not in ("", "none")
 
 
 class BoxRefiner(OnnxStage):
-    """``refiner(image, boxes)`` -> the boxes redrawn by the ONNX box refiner (``model_path``, else
-    ``MJCAM_REFINER`` where set to a file, else ``models/box_refiner.onnx``; trained by
-    ``models/refiner.py``): it looks at a window around each box (:func:`refine_window`) and says
-    where the tile at its centre is. ``rounds`` looks, each from the last one's box."""
+    """``refiner(image, boxes)`` -> the boxes redrawn by an ONNX box refiner (``model_path``, else
+    the file ``MJCAM_REFINER`` names; trained by ``models/refiner.py``; none ships): it looks at a
+    window around each box (:func:`refine_window`) and says where the tile at its centre is.
+    ``rounds`` looks, each from the last one's box."""
 
     what = "box refiner"
 
     def __init__(self, model_path: str | None = None, rounds: int = 1, threads: int | None = None, batch: int = 64):
         named = refiner_named()
-        super().__init__(model_path or (named if named != "none" else "") or DEFAULT_REFINER, threads)
+        model_path = model_path or (named if named != "none" else "")
+        if not model_path:
+            raise ModelError("no box refiner named: MJCAM_REFINER names a refiner file (none ships with mjcam)")
+        super().__init__(model_path, threads)
         self.rounds, self.batch = rounds, batch
         self.meta: dict = {}
 
