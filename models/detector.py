@@ -103,9 +103,9 @@ class DetNet(nn.Module):
 
 # ---------------------------------------------------------------- data
 
-#: The heat target's value where nothing is taught (:func:`targets`' ``untaught``): not 1, so no centre
-#: (``loss_fn`` counts cells of exactly 1), and so near 1 that the focal loss's weight on the cell as
-#: background, (1 - heat) ** 4, is nothing.
+#: The heat target's value where nothing is taught (:func:`targets`' ``untaught``): not 1, so no
+#: centre (``loss_fn`` counts cells of exactly 1), and so near 1 that the focal loss's weight on the
+#: cell as background, (1 - heat) ** 4, is nothing.
 UNTAUGHT = 1.0 - 1e-3
 
 
@@ -252,10 +252,8 @@ def load_photos(records, max_side: int = 640, turned_sizes: bool = False, parts:
         s = min(1.0, max_side / max(img.shape[:2]))
         if s < 1:
             img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-        if parts:
-            out.append((img, boxes * s, trusted, np.float32([bx.box for bx, p in zip(r.boxes, part) if p]).reshape(-1, 4) * s))
-        else:
-            out.append((img, boxes * s, trusted))
+        apart = np.float32([bx.box for bx, p in zip(r.boxes, part) if p]).reshape(-1, 4) * s
+        out.append((img, boxes * s, trusted, apart) if parts else (img, boxes * s, trusted))
     return out
 
 
@@ -382,11 +380,11 @@ def _drawn_tile(pool, height: float, rng: np.random.Generator) -> np.ndarray | N
 
 
 def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Real tiles cut from training photos (``items``: (image, boxes, sizes trusted[, part labels]) as
-    :func:`load_photos` gives them; trusted ones only, whole labels only) and laid on plain cloths of every colour,
-    white and pale grey among them, some with a shadow: the cloth between tiles, and a cloth the
-    colour of the tiles, are no tile. Half the scenes lay them in a row or a loose grid, touching
-    or apart by up to two and a half tiles; the other half as a hand is laid out, in groups of two
+    """Real tiles cut from training photos (``items``: (image, boxes, sizes trusted[, part
+    labels]) as :func:`load_photos` gives them; trusted ones only, whole labels only) and laid on
+    plain cloths of every colour, white and pale grey among them, some with a shadow: the cloth
+    between tiles, and a cloth the colour of the tiles, are no tile. Half the scenes lay them in a
+    row or a loose grid, touching or apart by up to two and a half tiles; the other half as a hand is laid out, in groups of two
     to four touching tiles (half the groups one tile over again, as a pung or a kong shows like
     tiles side by side, each copy lit a little otherwise) with cloth between the groups."""
     rng = np.random.default_rng(seed + 104729)

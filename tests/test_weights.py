@@ -313,14 +313,25 @@ def test_a_tile_labelled_by_part_teaches_neither_a_centre_nor_background():
     loss = [loss_fn((pred, zeros, zeros), torch.from_numpy(h)[None], zeros, zeros, torch.zeros(1, 1, 64, 64))[1][0]
             for h in (heat, taught)]
     assert loss[1] < loss[0] - 1.0
-    # the region follows the view: turned, zoomed and shifted with the photo
+    # the region follows the view: turned, zoomed and shifted with the photo (where the label lies
+    # shows as the difference from the same view of the photo with the label painted white)
     photo = np.full((300, 400, 3), 90, np.uint8)
-    for seed in range(12):
+    painted = photo.copy()
+    painted[40:68, 40:64] = 250
+    seen = 0
+    for seed in range(24):
         rng_a, rng_b = np.random.default_rng(seed), np.random.default_rng(seed)
         view, boxes, regions = random_view(photo, whole, rng_a, parts=part)
         alone, boxes_alone = random_view(photo, whole, rng_b)
         assert np.array_equal(view, alone) and np.array_equal(boxes, boxes_alone)  # the same view drawn
         assert len(regions) <= 1 and (regions >= 0).all() and (regions <= 256).all()
+        white, _, _ = random_view(painted, whole, np.random.default_rng(seed), parts=part)
+        ys, xs = np.nonzero(np.abs(white.astype(np.int16) - view).max(axis=2) > 40)
+        if len(xs) > 20:  # the label in the view: inside the region
+            seen += 1
+            (x1, y1, x2, y2), = regions
+            assert x1 <= xs.mean() <= x2 and y1 <= ys.mean() <= y2, seed
+    assert seen >= 3
 
 
 def test_photos_keep_the_labels_that_cover_part_of_a_tile_apart(tmp_path):
