@@ -83,6 +83,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from datasets.readers import PART_LABELLED_SET, part_labelled
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PEER_CODES = {"chun": "Rd", "haku": "Wd", "hatsu": "Gd", "tou": "E", "nan": "S", "sha": "W", "pe": "N"}
@@ -230,14 +232,12 @@ def _read_in_order(pr: dict, idx) -> list[str]:
 PART_AREA, PART_HELD = 6.0, 0.8
 
 
-RETHINK = "roboflow-rethink-bonus"
+RETHINK = PART_LABELLED_SET
 
 
 def half_labelled(path: str, code: str) -> bool:
     """Whether the label of a tile of ``code`` in the photo at ``path`` (or a copy of it made here,
     :func:`_copy_path`, whose name keeps the set's) covers only part of it."""
-    from datasets.readers import part_labelled
-
     return part_labelled(path, code)
 
 

@@ -722,13 +722,14 @@ def main(argv=None) -> None:
     if args.packs:
         _same_photos(os.path.join(args.work, f"own-{args.seed}-pack.txt"), args.photos)
     w, pk = args.work, args.packs
-    if not (sp.hk_train or sp.rethink_train or own) and not all(
-            pk and os.path.exists(os.path.join(w, f"{name}-pack.npz")) for name in (f"hk-{args.seed}", f"rethink-{args.seed}-parts")):
-        _need([], args.data)  # refused before any empty pack is kept
     # a pack a set: HK's, rethink-bonus's (whose sizes --rethink-sizes may set aside), your own
-    hk = kept(os.path.join(w, f"hk-{args.seed}.npz"), lambda: load_photos(sp.hk_train), pk, save=False)
+    hk_name, rethink_name = f"hk-{args.seed}", f"rethink-{args.seed}-parts"
+    if not (sp.hk_train or sp.rethink_train or own) and not all(
+            pk and os.path.exists(os.path.join(w, f"{name}-pack.npz")) for name in (hk_name, rethink_name)):
+        _need([], args.data)  # refused before any empty pack is kept
+    hk = kept(os.path.join(w, f"{hk_name}.npz"), lambda: load_photos(sp.hk_train), pk, save=False)
     # its flowers and seasons labelled by part of the tile teach neither centre nor background
-    rethink = kept(os.path.join(w, f"rethink-{args.seed}-parts.npz"),
+    rethink = kept(os.path.join(w, f"{rethink_name}.npz"),
                    lambda: load_photos(sp.rethink_train, turned_sizes=True, parts=True), pk, save=False)
     if args.rethink_sizes == "centres":  # its labels are drawn round the face, often round part of it
         rethink = [(image, boxes, False, *parts) for image, boxes, _, *parts in rethink]

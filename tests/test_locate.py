@@ -182,7 +182,9 @@ def test_refine_window_centres_the_box_at_a_fixed_scale():
 def test_box_refiner_empty_and_wrong_model(monkeypatch):
     monkeypatch.delenv("MJCAM_REFINER", raising=False)
     img = np.zeros((50, 50, 3), np.uint8)
-    assert BoxRefiner(DEFAULT_DETECTOR)(img, []).shape == (0, 4)  # no boxes: no model loaded
+    refiner = BoxRefiner(DEFAULT_DETECTOR)
+    assert refiner._session is None  # made on first use, never at import
+    assert refiner(img, []).shape == (0, 4) and refiner._session is None  # no boxes: no model loaded
     with pytest.raises(ModelError, match="no box refiner metadata"):
         BoxRefiner(DEFAULT_DETECTOR).session
     with pytest.raises(ModelError, match="MJCAM_REFINER names a refiner file"):  # none ships
