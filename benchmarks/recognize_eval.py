@@ -83,7 +83,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from datasets.readers import PART_LABELLED_SET, part_labelled
+from datasets.readers import PART_LABELLED_SET, overlap, part_labelled
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -223,15 +223,6 @@ def _read_in_order(pr: dict, idx) -> list[str]:
     return [pr["codes"][idx[k]] for r in rows for k in r]
 
 
-#: roboflow-rethink-bonus labels its flowers and seasons by part of the tile (its character and
-#: number: the upper or left half, in some photos only the corner quarter; their labelled boxes'
-#: median height is 0.5 to 0.8 of their width, other tiles' 1.0 to 1.2): a found box matches such a
-#: label when it holds the label's centre and ``PART_HELD`` of it, is at most ``PART_AREA`` times
-#: its area (a whole tile: a found box that matches no label is 3 to 5.5 times a part label) and
-#: holds no other label's centre (no box across two tiles), as well as at IoU 0.5.
-PART_AREA, PART_HELD = 6.0, 0.8
-
-
 RETHINK = PART_LABELLED_SET
 
 
@@ -239,37 +230,6 @@ def half_labelled(path: str, code: str) -> bool:
     """Whether the label of a tile of ``code`` in the photo at ``path`` (or a copy of it made here,
     :func:`_copy_path`, whose name keeps the set's) covers only part of it."""
     return part_labelled(path, code)
-
-
-def _holds(box, x: float, y: float) -> bool:
-    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
-
-
-def overlap(box, label, part: bool, others=()) -> float:
-    """How well a found box matches a labelled one: their IoU, or (``part``: a label drawn round
-    part of the tile) 1 where the box holds the label's centre and ``PART_HELD`` of its area, is at
-    most ``PART_AREA`` times its area and holds none of the ``others`` labels' centres.
-
-    >>> overlap((0, 0, 40, 60), (0, 0, 40, 28), False) < 0.5, overlap((0, 0, 40, 60), (0, 0, 40, 28), True)
-    (True, 1.0)
-    >>> overlap((10, 0, 50, 30), (0, 0, 20, 30), True) < 0.5  # holds only half the label
-    True
-    >>> overlap((20, 0, 60, 50), (30, 0, 60, 20), True), overlap((0, 0, 200, 90), (0, 0, 20, 30), True) < 0.5
-    (1.0, True)
-    >>> overlap((25, 0, 95, 40), (30, 0, 60, 20), True), overlap((25, 0, 95, 40), (30, 0, 60, 20), True, [(70, 0, 100, 20)]) < 0.5
-    (1.0, True)
-    """
-    from datasets.crops import iou
-
-    v = iou(box, label)
-    if part:
-        area = (label[2] - label[0]) * (label[3] - label[1])
-        inter = max(0.0, min(box[2], label[2]) - max(box[0], label[0])) * max(0.0, min(box[3], label[3]) - max(box[1], label[1]))
-        if (_holds(box, (label[0] + label[2]) / 2, (label[1] + label[3]) / 2) and inter >= PART_HELD * area
-                and (box[2] - box[0]) * (box[3] - box[1]) <= PART_AREA * area
-                and not any(_holds(box, (o[0] + o[2]) / 2, (o[1] + o[3]) / 2) for o in others)):
-            return 1.0
-    return v
 
 
 def assess(records, preds, merge_duplicates: bool = True) -> dict:

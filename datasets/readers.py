@@ -191,6 +191,71 @@ def part_labelled(path: str, code: str) -> bool:
     return PART_LABELLED_SET in path and code[:1] in "FS" and code[1:].isdigit()
 
 
+#: A box found round a whole tile matches a label of part of it when it holds the label's centre
+#: and ``PART_HELD`` of its area, is at most ``PART_AREA`` times its area (a whole tile: a found box
+#: that matches no label is 3 to 5.5 times a part label) and holds no other label's centre (no box
+#: across two tiles).
+PART_AREA, PART_HELD = 6.0, 0.8
+
+
+def _holds(box, x: float, y: float) -> bool:
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def overlap(box, label, part: bool, others=()) -> float:
+    """How well a found box matches a labelled one: their IoU, or (``part``: a label drawn round
+    part of the tile) 1 where the box holds the label's centre and ``PART_HELD`` of its area, is at
+    most ``PART_AREA`` times its area and holds none of the ``others`` labels' centres.
+
+    >>> overlap((0, 0, 40, 60), (0, 0, 40, 28), False) < 0.5, overlap((0, 0, 40, 60), (0, 0, 40, 28), True)
+    (True, 1.0)
+    >>> overlap((10, 0, 50, 30), (0, 0, 20, 30), True) < 0.5  # holds only half the label
+    True
+    >>> overlap((20, 0, 60, 50), (30, 0, 60, 20), True), overlap((0, 0, 200, 90), (0, 0, 20, 30), True) < 0.5
+    (1.0, True)
+    >>> overlap((25, 0, 95, 40), (30, 0, 60, 20), True), overlap((25, 0, 95, 40), (30, 0, 60, 20), True, [(70, 0, 100, 20)]) < 0.5
+    (1.0, True)
+    """
+    v = iou(box, label)
+    if part:
+        area = (label[2] - label[0]) * (label[3] - label[1])
+        inter = max(0.0, min(box[2], label[2]) - max(box[0], label[0])) * max(0.0, min(box[3], label[3]) - max(box[1], label[1]))
+        if (_holds(box, (label[0] + label[2]) / 2, (label[1] + label[3]) / 2) and inter >= PART_HELD * area
+                and (box[2] - box[0]) * (box[3] - box[1]) <= PART_AREA * area
+                and not any(_holds(box, (o[0] + o[2]) / 2, (o[1] + o[3]) / 2) for o in others)):
+            return 1.0
+    return v
+
+
+def whole_labels(rec: "LabelledImage", found) -> tuple["LabelledImage", int]:
+    """``rec`` with each label of part of a tile (:func:`part_labelled`) replaced by the box in
+    ``found`` (boxes drawn round whole tiles, e.g. by a detector) that matches it (:func:`overlap`;
+    the best match, each found box used once), and how many were replaced. A part label that no
+    found box matches stays as it is.
+
+    >>> rec = LabelledImage("roboflow-rethink-bonus/a.jpg", 200, 100, [LabelledBox("F1", (0, 0, 40, 28)),
+    ...     LabelledBox("2m", (50, 0, 90, 60)), LabelledBox("S3", (100, 0, 140, 28))])
+    >>> out, n = whole_labels(rec, [(0, 0, 40, 60), (50, 0, 90, 60), (300, 0, 340, 60)])
+    >>> [b.box for b in out.boxes], n
+    ([(0.0, 0.0, 40.0, 60.0), (50, 0, 90, 60), (100, 0, 140, 28)], 1)
+    """
+    found = [tuple(float(v) for v in b) for b in found]
+    used: set[int] = set()
+    boxes, n = [], 0
+    for k, b in enumerate(rec.boxes):
+        if part_labelled(rec.path, b.code):
+            others = [o.box for j, o in enumerate(rec.boxes) if j != k]
+            score = [0.0 if i in used else overlap(f, b.box, True, others) for i, f in enumerate(found)]
+            best = max(range(len(found)), key=lambda i: score[i], default=None)
+            if best is not None and score[best] >= 0.5:
+                used.add(best)
+                boxes.append(LabelledBox(b.code, found[best]))
+                n += 1
+                continue
+        boxes.append(b)
+    return LabelledImage(rec.path, rec.width, rec.height, boxes), n
+
+
 def held_out_sources(records: list["LabelledImage"], fraction: float, seed: int) -> set[str]:
     """A seeded random share of the records' source photos, held out of training (every copy of
     a source goes the same way); the classifier and the detector hold out the same ones."""

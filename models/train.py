@@ -26,7 +26,7 @@ from torch.utils.data import DataLoader, Dataset, WeightedRandomSampler
 
 from datasets.augment import view
 from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives
-from datasets.readers import read_crop_csv, read_yolo
+from datasets.readers import part_labelled, read_crop_csv, read_yolo
 from datasets.splits import Splits, split
 from mjcam.vision.labels import CLASSES
 from mjcam.vision.preprocess import to_tensor
@@ -77,18 +77,65 @@ def mirrored_copies() -> frozenset[str]:
         return frozenset(fh.read().split())
 
 
+def found_tiles(records: list, work: str) -> dict[str, list]:
+    """The boxes the shipped detector draws round whole tiles in those of ``records``' photos that
+    hold a label of part of a tile (``datasets.readers.part_labelled``), by path; cached in
+    ``work`` under the detector's digest."""
+    import json
+
+    from datasets.crops import load_rgb
+    from datasets.readers import part_labelled
+    from mjcam.models.registry import SHIPPED
+    from mjcam.vision.locate import LearnedProposer
+
+    file = os.path.join(work, f"found-tiles-{SHIPPED['detector'].sha256[:12]}.json")
+    found = json.load(open(file)) if os.path.exists(file) else {}
+    todo = [r for r in records if r.path not in found and any(part_labelled(r.path, b.code) for b in r.boxes)]
+    if todo:
+        detector = LearnedProposer()
+        for k, r in enumerate(todo):
+            found[r.path] = [list(p.box) for p in detector(load_rgb(r.path))]
+            if k % 100 == 99:
+                print(f"found the tiles of {k + 1} of {len(todo)} photos", flush=True)
+        os.makedirs(work, exist_ok=True)
+        with open(file + ".part", "w") as fh:
+            json.dump(found, fh)
+        os.replace(file + ".part", file)
+    return found
+
+
+def whole_tiled(records: list, work: str) -> list:
+    """``records`` with each label of part of a tile replaced by the whole tile's box as the
+    shipped detector draws it (``datasets.readers.whole_labels``): the classifier is handed whole
+    tiles when it reads a photo, so it learns and is tuned on whole tiles too."""
+    from datasets.readers import whole_labels
+
+    found = found_tiles(records, work)
+    out, n, parts = [], 0, 0
+    for r in records:
+        if r.path in found:
+            r, k = whole_labels(r, found[r.path])
+            n += k
+            parts += sum(part_labelled(r.path, b.code) for b in r.boxes)
+        out.append(r)
+    print(f"labels of part of a tile: {n} of {parts} grown to the whole tile", flush=True)
+    return out
+
+
 def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic_per_code: int,
-                   seed: int, mirrored: frozenset[str]) -> CropSet:
-    """Context crops of every training photo and crop of the splits ``s`` of ``data`` (cached in ``work``)."""
+                   seed: int, mirrored: frozenset[str], whole: bool = True) -> CropSet:
+    """Context crops of every training photo and crop of the splits ``s`` of ``data`` (cached in
+    ``work``); ``whole``: labels of part of a tile grown to the whole tile (:func:`whole_tiled`)."""
     from datasets.synthetic import single_tiles
     from mjcam.scoring.tiles import CODES
 
     c = CONTEXT
+    rethink = (lambda: whole_tiled(s.rethink_train, work)) if whole else (lambda: s.rethink_train)
     parts = [
         drop_tile_like_negatives(cached(os.path.join(work, f"hk-train-{seed}-c{c}.npz"), lambda: crops_from_photos(
             s.hk_train, seed=seed, mirrored=mirrored, context=c))),
-        drop_tile_like_negatives(cached(os.path.join(work, f"rethink-train-{seed}-c{c}.npz"), lambda: crops_from_photos(
-            s.rethink_train, seed=seed, context=c))),
+        drop_tile_like_negatives(cached(os.path.join(work, f"rethink-train-{seed}-c{c}{'-whole' if whole else ''}.npz"),
+                                        lambda: crops_from_photos(rethink(), seed=seed, context=c))),
     ]
     cam = os.path.join(data, "camerash-tiles")
     if os.path.isdir(cam):
@@ -104,10 +151,11 @@ def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic
     return CropSet.concat(parts)
 
 
-def tuning_inputs(s: Splits, size: int, mirrored: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Inference-path inputs of the tuning photos' tiles (one copy per source)."""
+def tuning_inputs(s: Splits, size: int, mirrored: frozenset[str], work: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Inference-path inputs of the tuning photos' tiles (one copy per source); with ``work``,
+    labels of part of a tile grown to the whole tile (:func:`whole_tiled`)."""
     xa, ya = holdout_batches(s.hk_tune, 1, mirrored, size=size)
-    xb, yb = holdout_batches(s.rethink_tune, 1, size=size)
+    xb, yb = holdout_batches(whole_tiled(s.rethink_tune, work) if work else s.rethink_tune, 1, size=size)
     return np.concatenate([xa, xb]), np.concatenate([ya, yb])
 
 
@@ -146,14 +194,19 @@ def main(argv=None) -> None:
     ap.add_argument("--init", help="start from these weights (a .best file of an earlier run) instead of ImageNet's")
     ap.add_argument("--bonus-weight", type=float, default=1.0,
                     help="draw flowers and seasons this many times as often as class balance alone would")
+    ap.add_argument("--part-labels", choices=("whole", "as-labelled"), default="whole",
+                    help="rethink-bonus's flowers and seasons, labelled round part of the tile: whole — each grown "
+                         "to the whole tile's box as the shipped detector draws it, as the classifier is handed tiles "
+                         "when it reads a photo (default); as-labelled — the labelled part")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     os.makedirs(a.work, exist_ok=True)
     a.out = a.out or os.path.join(a.work, "tile_classifier.onnx")
     splits, mirrored = split(a.data, a.seed), mirrored_copies()
-    crops = training_crops(splits, a.data, a.work, a.photos, a.synthetic, a.seed, mirrored)
-    xs, ys = tuning_inputs(splits, a.size, mirrored)
+    whole = a.part_labels == "whole"
+    crops = training_crops(splits, a.data, a.work, a.photos, a.synthetic, a.seed, mirrored, whole)
+    xs, ys = tuning_inputs(splits, a.size, mirrored, a.work if whole else None)
     print(f"{len(crops)} training crops, {len(ys)} tuning tiles", flush=True)
     ds = Views(crops, a.size, a.seed)
     sampler = WeightedRandomSampler(balanced_weights(crops.labels, a.bonus_weight), a.per_epoch, replacement=True,
@@ -165,9 +218,10 @@ def main(argv=None) -> None:
     else:
         model = pretrained(a.backbone, len(CLASSES))
     run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
-           "seed": a.seed, "photos": a.photos, "init": a.init, "bonus_weight": a.bonus_weight}
+           "seed": a.seed, "photos": a.photos, "init": a.init, "bonus_weight": a.bonus_weight,
+           "part_labels": a.part_labels}
     name = f"{a.backbone}-{a.size}-{a.seed}-{a.epochs}x{a.per_epoch}" + ("-init" if a.init else "") + \
-        (f"-bonus{a.bonus_weight:g}" if a.bonus_weight != 1 else "")
+        (f"-bonus{a.bonus_weight:g}" if a.bonus_weight != 1 else "") + ("-whole" if whole else "")
     ckpt = os.path.join(a.work, name + ".pt")
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys))
     model.eval()
