@@ -230,8 +230,8 @@ def overlap(box, label, part: bool, others=()) -> float:
 def whole_labels(rec: "LabelledImage", found) -> tuple["LabelledImage", int]:
     """``rec`` with each label of part of a tile (:func:`part_labelled`) replaced by the box in
     ``found`` (boxes drawn round whole tiles, e.g. by a detector) that matches it (:func:`overlap`;
-    the best match, each found box used once), and how many were replaced. A part label that no
-    found box matches stays as it is.
+    of several, the tightest; each found box given to one tile, a tile labelled twice growing both labels),
+    and how many were replaced. A part label that no found box matches stays as it is.
 
     >>> rec = LabelledImage("roboflow-rethink-bonus/a.jpg", 200, 100, [LabelledBox("F1", (0, 0, 40, 28)),
     ...     LabelledBox("2m", (50, 0, 90, 60)), LabelledBox("S3", (100, 0, 140, 28))])
@@ -240,19 +240,25 @@ def whole_labels(rec: "LabelledImage", found) -> tuple["LabelledImage", int]:
     ([(0.0, 0.0, 40.0, 60.0), (50, 0, 90, 60), (100, 0, 140, 28)], 1)
     """
     found = [tuple(float(v) for v in b) for b in found]
-    used: set[int] = set()
+    # the first label of each tile (a tile labelled twice: two labels overlapping DUPLICATE_LABEL_IOU)
+    first = [next(j for j in range(k + 1) if j == k or iou(rec.boxes[j].box, b.box) >= DUPLICATE_LABEL_IOU)
+             for k, b in enumerate(rec.boxes)]
+    chosen: dict[int, int] = {}  # a tile's first label -> the found box it grew to
     boxes, n = [], 0
     for k, b in enumerate(rec.boxes):
-        if part_labelled(rec.path, b.code):
-            others = [o.box for j, o in enumerate(rec.boxes) if j != k]
+        if part_labelled(rec.path, b.code) and first[k] not in chosen:
+            others = [o.box for j, o in enumerate(rec.boxes) if first[j] != first[k]]
+            used = set(chosen.values())
             score = [0.0 if i in used else overlap(f, b.box, True, others) for i, f in enumerate(found)]
-            best = max(range(len(found)), key=lambda i: score[i], default=None)
+            # of the boxes that match, the one closest to the label (the tightest round it)
+            best = max(range(len(found)), key=lambda i: (score[i], iou(found[i], b.box)), default=None)
             if best is not None and score[best] >= 0.5:
-                used.add(best)
-                boxes.append(LabelledBox(b.code, found[best]))
-                n += 1
-                continue
-        boxes.append(b)
+                chosen[first[k]] = best
+        if part_labelled(rec.path, b.code) and first[k] in chosen:
+            boxes.append(LabelledBox(b.code, found[chosen[first[k]]]))
+            n += 1
+        else:
+            boxes.append(b)
     return LabelledImage(rec.path, rec.width, rec.height, boxes), n
 
 

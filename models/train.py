@@ -79,7 +79,7 @@ def mirrored_copies() -> frozenset[str]:
 
 def found_tiles(records: list, work: str) -> dict[str, list]:
     """The boxes the shipped detector draws round whole tiles in those of ``records``' photos that
-    hold a label of part of a tile (``datasets.readers.part_labelled``), by path; cached in
+    hold a label of part of a tile (``datasets.readers.part_labelled``), by file name; cached in
     ``work`` under the detector's digest."""
     import json
 
@@ -90,11 +90,12 @@ def found_tiles(records: list, work: str) -> dict[str, list]:
 
     file = os.path.join(work, f"found-tiles-{SHIPPED['detector'].sha256[:12]}.json")
     found = json.load(open(file)) if os.path.exists(file) else {}
-    todo = [r for r in records if r.path not in found and any(part_labelled(r.path, b.code) for b in r.boxes)]
+    todo = [r for r in records if os.path.basename(r.path) not in found
+            and any(part_labelled(r.path, b.code) for b in r.boxes)]
     if todo:
         detector = LearnedProposer()
         for k, r in enumerate(todo):
-            found[r.path] = [list(p.box) for p in detector(load_rgb(r.path))]
+            found[os.path.basename(r.path)] = [list(p.box) for p in detector(load_rgb(r.path))]
             if k % 100 == 99:
                 print(f"found the tiles of {k + 1} of {len(todo)} photos", flush=True)
         os.makedirs(work, exist_ok=True)
@@ -113,8 +114,8 @@ def whole_tiled(records: list, work: str) -> list:
     found = found_tiles(records, work)
     out, n, parts = [], 0, 0
     for r in records:
-        if r.path in found:
-            r, k = whole_labels(r, found[r.path])
+        if os.path.basename(r.path) in found:
+            r, k = whole_labels(r, found[os.path.basename(r.path)])
             n += k
             parts += sum(part_labelled(r.path, b.code) for b in r.boxes)
         out.append(r)

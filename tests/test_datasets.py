@@ -12,7 +12,7 @@ from datasets.crops import (CONTEXT, CropSet, crops_from_photos, crops_from_tile
                             negative_boxes)
 from datasets.readers import (VALID_MENDS, DatasetError, LabelledBox, LabelledImage, camerash_name_to_code,
                               held_out_sources, mended, read_crop_csv, read_mends, read_yolo, roboflow_subset,
-                              source_of, yolo_name_to_code)
+                              source_of, whole_labels, yolo_name_to_code)
 from datasets.synthetic import available_fonts, codepoint, render_hand, single_tiles, tile_face
 from mjcam.scoring.tiles import CODES
 from mjcam.vision.labels import CLASS_INDEX, CLASSES, NOT_A_TILE
@@ -554,3 +554,34 @@ def test_coarsened_views_lose_detail_along_one_axis_or_both():
     plain = view(ctx, (30, 40), np.random.default_rng(5), geometric=False)
     assert np.array_equal(view(ctx, (30, 40), np.random.default_rng(5), geometric=False, coarse=0.0), plain)
     assert not np.array_equal(view(ctx, (30, 40), np.random.default_rng(5), geometric=False, coarse=1.0), plain)
+
+
+def test_part_labels_grow_to_the_whole_tile_found_round_them_and_to_nothing_else():
+    path = "/data/roboflow-rethink-bonus/images/a.jpg"
+    boxes = [LabelledBox("F2", (0, 0, 40, 28)),  # the upper half of a tile 0..40 x 0..60
+             LabelledBox("S4", (50, 0, 90, 28)),  # the upper half of a tile 50..90 x 0..60
+             LabelledBox("7p", (100, 0, 140, 60)),
+             LabelledBox("S1", (200, 30, 228, 70))]  # the left half of a tile lying sideways
+    rec = LabelledImage(path, 300, 100, boxes)
+    found = [(100, 0, 140, 60),  # the dot tile
+             (0, 0, 90, 60),  # one box across the flower and the season: neither tile's
+             (50, 0, 90, 60),  # the season's whole tile
+             (200, 30, 260, 70),  # the sideways season
+             (150, 0, 190, 60)]  # a tile with no label
+    out, n = whole_labels(rec, found)
+    assert n == 2
+    assert [b.box for b in out.boxes] == [(0, 0, 40, 28), (50.0, 0.0, 90.0, 60.0), (100, 0, 140, 60),
+                                          (200.0, 30.0, 260.0, 70.0)]
+    assert [b.code for b in out.boxes] == [b.code for b in boxes] and out.path == path
+    # the same labels in another set are whole tiles as labelled: nothing grows
+    same, n = whole_labels(LabelledImage("/data/roboflow-hk-chinese/valid/images/a.jpg", 300, 100, boxes), found)
+    assert n == 0 and [b.box for b in same.boxes] == [b.box for b in boxes]
+    # a tile labelled twice grows both labels to its box; a found box goes to one tile only
+    twice, n = whole_labels(LabelledImage(path, 300, 100, [boxes[1], LabelledBox("S4", (52, 2, 88, 26))]), found)
+    assert n == 2 and twice.boxes[0].box == twice.boxes[1].box == (50.0, 0.0, 90.0, 60.0)
+    one, n = whole_labels(LabelledImage(path, 300, 100, [LabelledBox("S4", (52, 1, 88, 27)), boxes[1]]),
+                          [(50, 0, 90, 60)])
+    assert n == 2
+    two, n = whole_labels(LabelledImage(path, 300, 100, [LabelledBox("S4", (50, 0, 90, 28)),
+                                                         LabelledBox("S2", (50, 32, 90, 60))]), [(50, 0, 90, 60)])
+    assert n == 0  # one box holding two tiles' labels is neither tile's
