@@ -18,7 +18,7 @@ import numpy as np
 
 from mjcam.vision.labels import CLASS_INDEX, NOT_A_TILE
 
-from .readers import LabelledBox, LabelledImage, iou
+from .readers import LabelledBox, LabelledImage, iou, part_labelled, whole_labels
 
 CONTEXT = 96
 SCALE = 1.6
@@ -180,3 +180,45 @@ def pack(imgs, labels, sizes, groups, context: int = CONTEXT) -> CropSet:
                        np.zeros((0, 2), np.float32), [])
     return CropSet(np.stack(imgs).astype(np.uint8), np.array(labels, np.int64),
                    np.array(sizes, np.float32), list(groups))
+
+
+def found_tiles(records: list, work: str) -> dict[str, list]:
+    """The boxes the shipped detector draws round whole tiles in those of ``records``' photos that
+    hold a label of part of a tile (``datasets.readers.part_labelled``), by file name; cached in
+    ``work`` under the detector's digest."""
+    import json
+
+    from mjcam.models.registry import SHIPPED
+    from mjcam.vision.locate import LearnedProposer
+
+    file = os.path.join(work, f"found-tiles-{SHIPPED['detector'].sha256[:12]}.json")
+    found = json.load(open(file)) if os.path.exists(file) else {}
+    todo = [r for r in records if os.path.basename(r.path) not in found
+            and any(part_labelled(r.path, b.code) for b in r.boxes)]
+    if todo:
+        detector = LearnedProposer()
+        for k, r in enumerate(todo):
+            found[os.path.basename(r.path)] = [list(p.box) for p in detector(load_rgb(r.path))]
+            if k % 100 == 99:
+                print(f"found the tiles of {k + 1} of {len(todo)} photos", flush=True)
+        os.makedirs(work, exist_ok=True)
+        with open(file + ".part", "w") as fh:
+            json.dump(found, fh)
+        os.replace(file + ".part", file)
+    return found
+
+
+def whole_tiled(records: list, work: str) -> list:
+    """``records`` with each label of part of a tile replaced by the whole tile's box as the
+    shipped detector draws it (``datasets.readers.whole_labels``): the classifier is handed whole
+    tiles when it reads a photo, so it learns and is tuned on whole tiles too."""
+    found = found_tiles(records, work)
+    out, n, parts = [], 0, 0
+    for r in records:
+        if os.path.basename(r.path) in found:
+            r, k = whole_labels(r, found[os.path.basename(r.path)])
+            n += k
+            parts += sum(part_labelled(r.path, b.code) for b in r.boxes)
+        out.append(r)
+    print(f"labels of part of a tile: {n} of {parts} grown to the whole tile", flush=True)
+    return out

@@ -25,8 +25,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset, WeightedRandomSampler
 
 from datasets.augment import view
-from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives
-from datasets.readers import part_labelled, read_crop_csv, read_yolo
+from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives, whole_tiled
+from datasets.readers import read_crop_csv, read_yolo
 from datasets.splits import Splits, split
 from mjcam.vision.labels import CLASSES
 from mjcam.vision.preprocess import to_tensor
@@ -75,52 +75,6 @@ def mirrored_copies() -> frozenset[str]:
     """The roboflow-hk-chinese training copies that Roboflow mirrored (flipped back before use)."""
     with open(os.path.join(os.path.dirname(__file__), "mirrored.txt")) as fh:
         return frozenset(fh.read().split())
-
-
-def found_tiles(records: list, work: str) -> dict[str, list]:
-    """The boxes the shipped detector draws round whole tiles in those of ``records``' photos that
-    hold a label of part of a tile (``datasets.readers.part_labelled``), by file name; cached in
-    ``work`` under the detector's digest."""
-    import json
-
-    from datasets.crops import load_rgb
-    from datasets.readers import part_labelled
-    from mjcam.models.registry import SHIPPED
-    from mjcam.vision.locate import LearnedProposer
-
-    file = os.path.join(work, f"found-tiles-{SHIPPED['detector'].sha256[:12]}.json")
-    found = json.load(open(file)) if os.path.exists(file) else {}
-    todo = [r for r in records if os.path.basename(r.path) not in found
-            and any(part_labelled(r.path, b.code) for b in r.boxes)]
-    if todo:
-        detector = LearnedProposer()
-        for k, r in enumerate(todo):
-            found[os.path.basename(r.path)] = [list(p.box) for p in detector(load_rgb(r.path))]
-            if k % 100 == 99:
-                print(f"found the tiles of {k + 1} of {len(todo)} photos", flush=True)
-        os.makedirs(work, exist_ok=True)
-        with open(file + ".part", "w") as fh:
-            json.dump(found, fh)
-        os.replace(file + ".part", file)
-    return found
-
-
-def whole_tiled(records: list, work: str) -> list:
-    """``records`` with each label of part of a tile replaced by the whole tile's box as the
-    shipped detector draws it (``datasets.readers.whole_labels``): the classifier is handed whole
-    tiles when it reads a photo, so it learns and is tuned on whole tiles too."""
-    from datasets.readers import whole_labels
-
-    found = found_tiles(records, work)
-    out, n, parts = [], 0, 0
-    for r in records:
-        if os.path.basename(r.path) in found:
-            r, k = whole_labels(r, found[os.path.basename(r.path)])
-            n += k
-            parts += sum(part_labelled(r.path, b.code) for b in r.boxes)
-        out.append(r)
-    print(f"labels of part of a tile: {n} of {parts} grown to the whole tile", flush=True)
-    return out
 
 
 def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic_per_code: int,

@@ -585,3 +585,30 @@ def test_part_labels_grow_to_the_whole_tile_found_round_them_and_to_nothing_else
     two, n = whole_labels(LabelledImage(path, 300, 100, [LabelledBox("S4", (50, 0, 90, 28)),
                                                          LabelledBox("S2", (50, 32, 90, 60))]), [(50, 0, 90, 60)])
     assert n == 0  # one box holding two tiles' labels is neither tile's
+
+
+def test_part_labels_of_a_photo_grow_to_the_tiles_the_detector_draws_once(tmp_path, monkeypatch):
+    from datasets.crops import whole_tiled
+
+    groups = [("chow", ["1m", "2m", "3m"], False), ("concealed", ["4p", "5p", "6p", "E", "E"], False),
+              ("bonus", ["F2", "S3"], False)]
+    h = render_hand(groups, seed=3, degrade=False, perspective=0)
+    folder = tmp_path / "roboflow-rethink-bonus"
+    folder.mkdir()
+    path = str(folder / "hand.png")
+    cv2.imwrite(path, cv2.cvtColor(h.image, cv2.COLOR_RGB2BGR))
+    # flowers and seasons labelled round the upper half of the tile, as that set labels them
+    labels = [LabelledBox(t.code, (t.box[0], t.box[1], t.box[2], (t.box[1] + t.box[3]) / 2) if t.code[0] in "FS"
+                          and t.code[1:].isdigit() else tuple(t.box)) for t in h.tiles]
+    rec = LabelledImage(path, h.image.shape[1], h.image.shape[0], labels)
+    work = str(tmp_path / "work")
+    out = whole_tiled([rec], work)[0]
+    grown = [(b, t) for b, t in zip(out.boxes, h.tiles) if t.code in ("F2", "S3")]
+    assert len(grown) == 2 and all(iou(b.box, t.box) > 0.7 for b, t in grown)
+    assert [b.box for b in out.boxes if b.code not in ("F2", "S3")] == [b.box for b in labels if b.code not in ("F2", "S3")]
+
+    def no_detector(*a, **k):
+        raise AssertionError("the boxes are kept in the work folder")
+
+    monkeypatch.setattr("mjcam.vision.locate.LearnedProposer", no_detector)
+    assert [b.box for b in whole_tiled([rec], work)[0].boxes] == [b.box for b in out.boxes]
