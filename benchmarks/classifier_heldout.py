@@ -17,10 +17,10 @@ Each classifier reads each box as the recogniser hands it over (``TileClassifier
 the crop cut from the photo at the classifier's own input size). ``roboflow-rethink-bonus`` labels
 its flowers and seasons round part of the tile; each such label is read as the whole tile's box
 the shipped detector draws round it (``datasets.crops.whole_tiled``), as the recogniser reads
-it, and where no box matches as labelled; ``--part-labels as-labelled`` reads the labelled part. ``--baseline``: another
-classifier file read beside it (e.g. a candidate, or an earlier model from the repository's
-history). Also printed: the time to classify the 14 tiles of a hand (median of repeated runs,
-each classifier in turn in this process).
+it, and where no box matches as labelled; ``--part-labels as-labelled`` reads the labelled part.
+``--baseline``: another classifier file read beside it (e.g. a candidate, or an earlier model from
+the repository's history). Also printed: the time to classify the 14 tiles of a hand (median of
+repeated runs, each classifier in turn in this process).
 """
 
 from __future__ import annotations

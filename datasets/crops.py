@@ -191,12 +191,16 @@ def found_tiles(records: list, work: str) -> dict[str, list]:
     from mjcam.models.registry import SHIPPED
     from mjcam.vision.locate import LearnedProposer
 
-    file = os.path.join(work, f"found-tiles-{SHIPPED['detector'].sha256[:12]}.json")
-    found = json.load(open(file)) if os.path.exists(file) else {}
+    shipped = SHIPPED["detector"]
+    file = os.path.join(work, f"found-tiles-{shipped.sha256[:12]}.json")
+    found = {}
+    if os.path.exists(file):
+        with open(file) as fh:
+            found = json.load(fh)
     todo = [r for r in records if os.path.basename(r.path) not in found
             and any(part_labelled(r.path, b.code) for b in r.boxes)]
     if todo:
-        detector = LearnedProposer()
+        detector = LearnedProposer(shipped.path)  # (not MJCAM_DETECTOR's: the boxes are kept as the shipped one's)
         for k, r in enumerate(todo):
             found[os.path.basename(r.path)] = [list(p.box) for p in detector(load_rgb(r.path))]
             if k % 100 == 99:
@@ -210,8 +214,9 @@ def found_tiles(records: list, work: str) -> dict[str, list]:
 
 def whole_tiled(records: list, work: str) -> list:
     """``records`` with each label of part of a tile replaced by the whole tile's box as the
-    shipped detector draws it (``datasets.readers.whole_labels``): the classifier is handed whole
-    tiles when it reads a photo, so it learns and is tuned on whole tiles too."""
+    shipped detector draws it (``datasets.readers.whole_labels``; where none matches, as
+    labelled): the recogniser hands the classifier whole tiles, so that it learns, is tuned and is
+    judged on whole tiles too."""
     found = found_tiles(records, work)
     out, n, parts = [], 0, 0
     for r in records:
