@@ -125,10 +125,28 @@ class LabelledImage:
         mid = aspects[len(aspects) // 2]
         return not STRETCHED_BELOW <= mid <= STRETCHED_ABOVE
 
+    def tile_of(self) -> list[int]:
+        """For each label, the index of the first label of the tile it labels: a box overlapping
+        an earlier tile's first label by ``DUPLICATE_LABEL_IOU`` or more labels that tile again.
+
+        >>> LabelledImage("x.jpg", 100, 100, [LabelledBox("2m", (0, 0, 10, 14)), LabelledBox("9s", (12, 0, 22, 14)),
+        ...     LabelledBox("2m", (0, 1, 10, 14))]).tile_of()
+        [0, 1, 0]
+        """
+        firsts: list[int] = []
+        out = []
+        for k, b in enumerate(self.boxes):
+            same = next((j for j in firsts if iou(self.boxes[j].box, b.box) >= DUPLICATE_LABEL_IOU), None)
+            if same is None:
+                firsts.append(k)
+                same = k
+            out.append(same)
+        return out
+
     def tiles(self) -> list[tuple[tuple[float, float, float, float], tuple[str, ...]]]:
-        """The labelled tiles, each once: ``(box, codes)``. A box overlapping an earlier one by
-        ``DUPLICATE_LABEL_IOU`` or more is the same tile labelled twice and is merged into it; its
-        code joins the tile's codes when it differs (the labels disagree: either may be right).
+        """The labelled tiles, each once: ``(box, codes)``. A tile labelled twice (:meth:`tile_of`)
+        keeps its first label's box; a second label's code joins the tile's codes when it differs
+        (the labels disagree: either may be right).
 
         >>> img = LabelledImage("x.jpg", 100, 100, [LabelledBox("2m", (0, 0, 10, 14)),
         ...     LabelledBox("2m", (0, 1, 10, 14)), LabelledBox("9s", (12, 0, 22, 14)),
@@ -136,14 +154,13 @@ class LabelledImage:
         >>> img.tiles()
         [((0, 0, 10, 14), ('2m',)), ((12, 0, 22, 14), ('9s', '5s')), ((24, 0, 34, 14), ('E',))]
         """
-        out: list[tuple[tuple[float, float, float, float], tuple[str, ...]]] = []
-        for b in self.boxes:
-            same = next((k for k, (box, _) in enumerate(out) if iou(box, b.box) >= DUPLICATE_LABEL_IOU), None)
-            if same is None:
-                out.append((b.box, (b.code,)))
-            elif b.code not in out[same][1]:
-                out[same] = (out[same][0], out[same][1] + (b.code,))
-        return out
+        out: dict[int, tuple[tuple[float, float, float, float], tuple[str, ...]]] = {}
+        for b, first in zip(self.boxes, self.tile_of()):
+            if first not in out:
+                out[first] = (b.box, (b.code,))
+            elif b.code not in out[first][1]:
+                out[first] = (out[first][0], out[first][1] + (b.code,))
+        return list(out.values())
 
 
 def source_of(path: str) -> str:
@@ -230,8 +247,8 @@ def overlap(box, label, part: bool, others=()) -> float:
 def whole_labels(rec: "LabelledImage", found) -> tuple["LabelledImage", int]:
     """``rec`` with each label of part of a tile (:func:`part_labelled`) replaced by the box in
     ``found`` (boxes drawn round whole tiles, e.g. by a detector) that matches it (:func:`overlap`;
-    of several, the tightest; each found box given to one tile, a tile labelled twice growing both labels),
-    and how many were replaced. A part label that no found box matches stays as it is.
+    of several, the tightest; each found box given to one tile, a tile labelled twice
+    (:meth:`LabelledImage.tile_of`) growing both labels), and how many were replaced. A part label that no found box matches stays as it is.
 
     >>> rec = LabelledImage("roboflow-rethink-bonus/a.jpg", 200, 100, [LabelledBox("F1", (0, 0, 40, 28)),
     ...     LabelledBox("2m", (50, 0, 90, 60)), LabelledBox("S3", (100, 0, 140, 28))])
@@ -240,9 +257,7 @@ def whole_labels(rec: "LabelledImage", found) -> tuple["LabelledImage", int]:
     ([(0.0, 0.0, 40.0, 60.0), (50, 0, 90, 60), (100, 0, 140, 28)], 1)
     """
     found = [tuple(float(v) for v in b) for b in found]
-    # the first label of each tile (a tile labelled twice: two labels overlapping DUPLICATE_LABEL_IOU)
-    first = [next(j for j in range(k + 1) if j == k or iou(rec.boxes[j].box, b.box) >= DUPLICATE_LABEL_IOU)
-             for k, b in enumerate(rec.boxes)]
+    first = rec.tile_of()
     chosen: dict[int, int] = {}  # a tile's first label -> the found box it grew to
     boxes, n = [], 0
     for k, b in enumerate(rec.boxes):

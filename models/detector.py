@@ -384,9 +384,10 @@ def photo_tiles_apart(items, n: int, seed: int) -> list[tuple[np.ndarray, np.nda
     labels]) as :func:`load_photos` gives them; trusted ones only, whole labels only) and laid on
     plain cloths of every colour, white and pale grey among them, some with a shadow: the cloth
     between tiles, and a cloth the colour of the tiles, are no tile. Half the scenes lay them in a
-    row or a loose grid, touching or apart by up to two and a half tiles; the other half as a hand is laid out, in groups of two
-    to four touching tiles (half the groups one tile over again, as a pung or a kong shows like
-    tiles side by side, each copy lit a little otherwise) with cloth between the groups."""
+    row or a loose grid, touching or apart by up to two and a half tiles; the other half as a hand
+    is laid out, in groups of two to four touching tiles (half the groups one tile over again, as a
+    pung or a kong shows like tiles side by side, each copy lit a little otherwise) with cloth
+    between the groups."""
     rng = np.random.default_rng(seed + 104729)
     pool = [(img, b) for img, boxes, trusted, *_ in items if trusted for b in boxes
             if min(b[2] - b[0], b[3] - b[1]) >= 12]
