@@ -42,7 +42,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from datasets.augment import cast_light, photometric
-from datasets.readers import part_labelled, read_yolo, sizes_trusted
+from datasets.crops import found_tiles
+from datasets.readers import part_labelled, read_yolo, sizes_trusted, whole_labels
 from datasets.splits import split
 from datasets.synthetic import VERSION as SYNTHETIC_VERSION, paste
 from mjcam.vision.locate import decode, search_settings
@@ -235,18 +236,27 @@ def random_view(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, 
     return out, b.reshape(-1, 4)
 
 
-def load_photos(records, max_side: int = 640, turned_sizes: bool = False, parts: bool = False):
+def load_photos(records, max_side: int = 640, turned_sizes: bool = False, parts: bool = False,
+                found: dict | None = None):
     """(image, boxes, sizes trusted) of the photos that have labels, at most ``max_side`` pixels.
     ``turned_sizes``: trust the boxes of turned copies too (the box refiner learns from them: a
     turned copy's box is the upright hull of a turned tile, as a photo of a slanted row is labelled).
     ``parts``: labels that cover only part of a tile (:func:`datasets.readers.part_labelled`) kept
-    apart, fourth: (image, boxes, sizes trusted, part labels)."""
+    apart, fourth: (image, boxes, sizes trusted, part labels). ``found``: boxes drawn round whole
+    tiles by file name (:func:`datasets.crops.found_tiles`); a label of part of a tile that one of
+    them matches (:func:`datasets.readers.whole_labels`) becomes that whole tile's box, the rest
+    stay part labels."""
     out = []
     for r in records:
         if not r.boxes:  # a few copies lost their labels: they would teach that tiles are background
             continue
         img = cv2.cvtColor(cv2.imread(r.path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
-        part = [parts and part_labelled(r.path, bx.code) for bx in r.boxes]
+        grown = [False] * len(r.boxes)
+        if found is not None and os.path.basename(r.path) in found:
+            whole, _ = whole_labels(r, found[os.path.basename(r.path)])
+            grown = [g.box != b.box for g, b in zip(whole.boxes, r.boxes)]
+            r = whole
+        part = [parts and part_labelled(r.path, bx.code) and not g for bx, g in zip(r.boxes, grown)]
         boxes = np.float32([bx.box for bx, p in zip(r.boxes, part) if not p]).reshape(-1, 4)
         trusted = turned_sizes or sizes_trusted(img)
         s = min(1.0, max_side / max(img.shape[:2]))
@@ -685,6 +695,11 @@ def main(argv=None) -> None:
                     help="centres: roboflow-rethink-bonus's photos teach where tiles are, not how big (its labels "
                          "are drawn round the face, some round part of it): the boxes come out as the other "
                          "photos and the renders draw them, round the whole tile")
+    ap.add_argument("--part-labels", choices=("untaught", "whole"), default="untaught",
+                    help="roboflow-rethink-bonus's flowers and seasons, labelled round part of the tile: untaught, "
+                         "the tile's region teaches nothing; whole, each label grown to the box the shipped "
+                         "detector draws round the whole tile (datasets.readers.whole_labels) teaches that tile, "
+                         "those it matches no box stay untaught")
     ap.add_argument("--device", default="cpu", help="where to train: cpu, or cuda for an NVIDIA GPU (trained in bfloat16)")
     ap.add_argument("--workers", type=int, default=1, help="processes making the training views")
     ap.add_argument("--budget-s", type=float, metavar="S",
@@ -724,21 +739,27 @@ def main(argv=None) -> None:
         _same_photos(os.path.join(args.work, f"own-{args.seed}-pack.txt"), args.photos)
     w, pk = args.work, args.packs
     # a pack a set: HK's, rethink-bonus's (whose sizes --rethink-sizes may set aside), your own
-    hk_name, rethink_name = f"hk-{args.seed}", f"rethink-{args.seed}-parts"
+    labels = "parts" if args.part_labels == "untaught" else "whole"  # the packs of either kind kept apart
+    hk_name, rethink_name = f"hk-{args.seed}", f"rethink-{args.seed}-{labels}"
+    def found(records):  # the whole tiles of part labels (--part-labels whole), found once here
+        return found_tiles(records, w) if args.part_labels == "whole" else None
+
     if not (sp.hk_train or sp.rethink_train or own) and not all(
             pk and os.path.exists(os.path.join(w, f"{name}-pack.npz")) for name in (hk_name, rethink_name)):
         _need([], args.data)  # refused before any empty pack is kept
     hk = kept(os.path.join(w, f"{hk_name}.npz"), lambda: load_photos(sp.hk_train), pk, save=False)
     # its flowers and seasons labelled by part of the tile teach neither centre nor background
     rethink = kept(os.path.join(w, f"{rethink_name}.npz"),
-                   lambda: load_photos(sp.rethink_train, turned_sizes=True, parts=True), pk, save=False)
+                   lambda: load_photos(sp.rethink_train, turned_sizes=True, parts=True, found=found(sp.rethink_train)),
+                   pk, save=False)
     if args.rethink_sizes == "centres":  # its labels are drawn round the face, often round part of it
         rethink = [(image, boxes, False, *parts) for image, boxes, _, *parts in rethink]
     mine = kept(os.path.join(w, f"own-{args.seed}.npz"), lambda: load_photos(own, turned_sizes=True), pk, save=False)
     train_items = _need(hk + rethink + mine, args.data)
     # epochs and the threshold are chosen on tuning photos whose boxes are as a real photo's
-    hold_items = kept(os.path.join(w, f"tuning-{args.seed}-parts.npz"), lambda: _need(
-        [it for it in load_photos(sp.hk_tune) if it[2]] + load_photos(sp.rethink_tune, turned_sizes=True, parts=True),
+    hold_items = kept(os.path.join(w, f"tuning-{args.seed}-{labels}.npz"), lambda: _need(
+        [it for it in load_photos(sp.hk_tune) if it[2]]
+        + load_photos(sp.rethink_tune, turned_sizes=True, parts=True, found=found(sp.rethink_tune)),
         args.data), pk, save=False)
     syn = kept(os.path.join(w, f"synthetic-{args.synthetic}-{args.seed}-v{SYNTHETIC_VERSION}.npz"),
                lambda: synthetic_hands(args.synthetic, args.seed), pk)

@@ -354,3 +354,10 @@ def test_photos_keep_the_labels_that_cover_part_of_a_tile_apart(tmp_path):
     (small, small_boxes, _, small_parts), = kept(str(tmp_path / "p.npz"), lambda: load_photos(recs, parts=True), pack=True)
     s = small.shape[1] / 640
     assert s < 1 and np.allclose(small_parts, parts * s) and np.allclose(small_boxes, boxes * s)
+    # grown to the whole tile a detector found round it, the label teaches that tile; where the
+    # boxes found match it not (none holds it), it stays a part label
+    whole = [368, 296, 404, 352]
+    (_, grown, _, none_left), = load_photos(recs, parts=True, found={"a.jpg": [whole, [0, 0, 50, 50]]})
+    assert len(grown) == 2 and np.allclose(grown[1], whole) and np.allclose(grown[0], boxes[0]) and len(none_left) == 0
+    (_, kept_boxes, _, still), = load_photos(recs, parts=True, found={"a.jpg": [[100, 100, 140, 160]], "b.jpg": [whole]})
+    assert np.allclose(kept_boxes, boxes) and np.allclose(still, parts)
