@@ -31,7 +31,8 @@ WORK_SIDE = 1600  # photos are located on a copy whose long side is at most this
 #: chosen with it. Each is a list of look sides, a whole number or a number.
 SEARCH_SETTINGS = {"EXTRA_SIDES": "sides", "AFAR_SIDES": "sides", "SMALL_TILE": "number", "ZOOM_TILE": "number",
                    "ZOOM_SURE": "number", "HAND_MIN": "whole", "BLIND_ZOOM": "number", "MAX_ZOOM_SIDE": "whole",
-                   "BLIND_STOP": "number", "WHOLE_INSIDE": "number", "WHOLE_LARGER": "number", "PART_OF": "number"}
+                   "BLIND_STOP": "number", "WHOLE_INSIDE": "number", "WHOLE_LARGER": "number", "PART_OF": "number",
+                   "WHOLE_MARGIN": "number"}
 
 
 def _setting(name: str, value, where: str):
@@ -181,9 +182,10 @@ class LearnedProposer(OnnxStage):
     #: detector knows; a box of the other looks lying ``WHOLE_INSIDE`` of its area inside a box of
     #: that look at least ``WHOLE_LARGER`` times its long side is a part of that tile, dropped —
     #: where that box is surer than every box it would drop (seen from afar, a hand on a mat can
-    #: look like one tile, less surely than its own tiles are found).
+    #: look like one tile, less surely than its own tiles are found), or less sure by under
+    #: ``WHOLE_MARGIN`` (a detector may find a tile's halves a little more surely than the tile).
     AFAR_SIDES = (96,)
-    WHOLE_INSIDE, WHOLE_LARGER = 0.6, 1.4
+    WHOLE_INSIDE, WHOLE_LARGER, WHOLE_MARGIN = 0.6, 1.4, 0.0
     PART_OF = 2.5
     WINDOW = 512  # a look larger than this is taken a window at a time (see look)
     #: The settings above are the shipped detector's. A detector file's own (metadata ``search``),
@@ -322,7 +324,8 @@ class LearnedProposer(OnnxStage):
         if self._hand_seen(scores) or not self.AFAR_SIDES:
             return boxes, scores
         whole, whole_scores = _pooled([self.look(image, side) for side in self.AFAR_SIDES])
-        part = wholes_over_parts(boxes, scores, whole, whole_scores, self.WHOLE_INSIDE, self.WHOLE_LARGER)
+        part = wholes_over_parts(boxes, scores, whole, whole_scores, self.WHOLE_INSIDE, self.WHOLE_LARGER,
+                                 self.WHOLE_MARGIN)
         return _pooled([(boxes[~part], scores[~part]), (whole, whole_scores)])
 
     def __call__(self, image: np.ndarray) -> list[Proposal]:
@@ -393,10 +396,10 @@ def parts_out(boxes: np.ndarray, scores: np.ndarray, part_of: float) -> tuple[np
 
 
 def wholes_over_parts(boxes: np.ndarray, scores: np.ndarray, wholes: np.ndarray, whole_scores: np.ndarray,
-                      inside: float, larger: float) -> np.ndarray:
+                      inside: float, larger: float, margin: float = 0.0) -> np.ndarray:
     """Which ``boxes`` are parts of a tile found whole: each lies at least ``inside`` of its area
     inside one of ``wholes`` at least ``larger`` times its long side and surer than every box so
-    lying inside it (a bool per box).
+    lying inside it, or less sure by under ``margin`` (a bool per box).
 
     >>> tile = np.array([[100, 100, 400, 560]], np.float32)
     >>> halves = np.array([[90, 80, 410, 320], [100, 320, 400, 580], [420, 100, 700, 500]], np.float32)
@@ -406,12 +409,14 @@ def wholes_over_parts(boxes: np.ndarray, scores: np.ndarray, wholes: np.ndarray,
     [False, False, False]
     >>> wholes_over_parts(tile, np.array([0.5]), tile, np.array([0.6]), 0.6, 1.4).tolist()
     [False]
+    >>> wholes_over_parts(halves, np.array([0.7, 0.4, 0.9]), tile, np.array([0.6]), 0.6, 1.4, 0.15).tolist()
+    [True, True, False]
     """
     if not len(boxes) or not len(wholes):
         return np.zeros(len(boxes), bool)
     within = _within(boxes, wholes, inside) & (_long(wholes)[None, :] >= larger * _long(boxes)[:, None])
     surest_within = np.where(within, np.asarray(scores)[:, None], -np.inf).max(axis=0)
-    return (within & (np.asarray(whole_scores) > surest_within)[None, :]).any(axis=1)
+    return (within & (np.asarray(whole_scores) + margin > surest_within)[None, :]).any(axis=1)
 
 
 def refine_window(image: np.ndarray, box, size: int, context: float = 2.0) -> tuple[np.ndarray, tuple[float, float], float]:
