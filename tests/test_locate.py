@@ -203,3 +203,22 @@ def test_mjcam_refiner_names_the_refiner_or_none(monkeypatch):
     monkeypatch.setenv("MJCAM_REFINER", DEFAULT_DETECTOR)  # a file: used, and refused if no refiner
     with pytest.raises(ModelError, match="no box refiner metadata"):
         Recognizer().refiner.session
+
+
+def test_a_close_up_s_halves_give_way_to_the_tile_seen_from_afar_within_the_margin(monkeypatch):
+    # a 4-dot filling the frame: its halves found 0.73 and 0.68 sure, the whole tile from afar 0.62
+    whole = np.array([[378, 364, 857, 1383]], np.float32)
+    halves = np.array([[386, 873, 833, 1302], [364, 390, 838, 887]], np.float32)
+    monkeypatch.setattr(LearnedProposer, "look", lambda self, image, side=None: (whole, np.array([0.62])))
+    image = np.zeros((1800, 1210, 3), np.uint8)
+    kept = {}
+    for search in ("", "WHOLE_MARGIN=0.05", "WHOLE_MARGIN=0.15"):
+        monkeypatch.setenv("MJCAM_SEARCH", search)
+        p = LearnedProposer()
+        p._configure(None, _detector_meta(search={"AFAR_SIDES": [96]}))
+        boxes, scores = p.from_afar(image, halves, np.array([0.73, 0.68]))
+        kept[search] = sorted(scores.round(2).tolist())
+    # surer than the whole by more than the margin, the halves stay (and the whole, overlapping a
+    # surer half, goes as its duplicate); within the margin, the halves go and the whole stays
+    assert kept[""] == kept["WHOLE_MARGIN=0.05"] == [0.68, 0.73]
+    assert kept["WHOLE_MARGIN=0.15"] == [0.62]
