@@ -10,7 +10,7 @@ import unicodedata
 from dataclasses import fields
 
 from mjcam.scoring import (PATTERNS, PRESET_IDS, ConfigError, ContextError, NotationError, ScoreResult,
-                     format_hand, load_preset, parse_hand, waits)
+                     WinContext, format_hand, load_preset, parse_hand, waits)
 from mjcam.scoring.engine import resolve_preset
 from mjcam.scoring.notation import format_tiles
 from mjcam.scoring.payments import SCHEMES
@@ -83,6 +83,15 @@ def house_rules(a: argparse.Namespace) -> dict:
     return dict(config=a.config, min_fan=a.min_fan, cap=a.cap, table=a.table, payment=a.payment)
 
 
+def check_options(ids, flags: WinFlags, house: dict) -> None:
+    """Refuse house rules or a situation that no hand could be scored under (a missing config
+    file, the winner as the discarder, ...) before any photo is read: ConfigError, ContextError."""
+    WinContext(**flags.situation())
+    given = {k: v for k, v in house.items() if v is not None}
+    for rid in ids:
+        resolve_preset(rid, **given)
+
+
 # ---------------------------------------------------------------- text rendering
 
 def _width(s: str) -> int:
@@ -105,8 +114,8 @@ def _reading(r: ScoreResult) -> str:
         return "-"
     parts = []
     for g in arr.groups:
-        if g.kind == "orphans":
-            parts.append(format_tiles(r.hand.concealed).replace(" ", ""))
+        if g.kind == "orphans":  # one of each terminal and honour, one of them twice: as the tiles are written
+            parts.append(format_tiles(r.hand.concealed))
             continue
         t = format_tiles(g.tiles).replace(" ", "")
         parts.append(f"[{t}]" if g.melded else f"{{{t}}}" if g.kind == "kong" else t)
@@ -378,14 +387,15 @@ def cmd_photo(a: argparse.Namespace) -> int:
     from mjcam.vision.io import ImageError
 
     out = sys.stderr if a.json else sys.stdout
+    ids = PRESET_IDS if a.rules == "all" else (a.rules,)
+    flags, house = win_flags(a), house_rules(a)
+    check_options(ids, flags, house)  # an option no hand can be scored under: one line, no photo read
     try:
         reading = _read_photo(a.photo, a.annotate)
     except ImageError as e:
         raise UsageError(str(e)) from None
     rec = reading.recognition
     _describe(rec, out, doubts=False)
-    ids = PRESET_IDS if a.rules == "all" else (a.rules,)
-    flags, house = win_flags(a), house_rules(a)
     verdict = judge(rec, ids, flags, house)
     if verdict.auto:
         print("  sure: no likely misreading of the photo changes the score", file=out)
@@ -424,8 +434,8 @@ def cmd_batch(a: argparse.Namespace) -> int:
     from mjcam.expected import ExpectedError, compare, read_expected
 
     house = {k: v for k, v in house_rules(a).items() if v is not None}
-    resolve_preset(a.rules, **house)  # bad house rules fail now, not once per photo
     flags = win_flags(a)
+    check_options((a.rules,), flags, house)  # bad house rules or situation fail now, not once per photo
     options = Options(a.rules, tuple(house.items()), flags)
     if a.dask:  # a missing extra is one line, before any output file is made
         try:
@@ -449,7 +459,7 @@ def cmd_batch(a: argparse.Namespace) -> int:
                 print(line, file=sys.stderr)
         if a.review:
             n = write_review(a.out, a.review)
-            print(f"review page: {a.review} ({n} photos to check)", file=sys.stderr)
+            print(f"review page: {a.review} ({n} photo{'' if n == 1 else 's'} to check)", file=sys.stderr)
     except BatchError as e:
         raise UsageError(str(e)) from None
     return 0
@@ -534,17 +544,17 @@ def _add_hand_commands(sub) -> None:
 
 def _add_photo_commands(sub) -> None:
     c = sub.add_parser("classify", help="name the tile in each picture of a single tile")
-    c.add_argument("images", nargs="+", metavar="IMAGE")
-    c.add_argument("--json", action="store_true")
+    c.add_argument("images", nargs="+", metavar="IMAGE", help="pictures of one tile each (JPEG, PNG, HEIC, ...)")
+    c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=cmd_classify)
     g = sub.add_parser("recognize", help="read the tiles and propose the hand in each photo")
-    g.add_argument("photos", nargs="+", metavar="PHOTO")
-    g.add_argument("--json", action="store_true")
+    g.add_argument("photos", nargs="+", metavar="PHOTO", help="photos of a hand (JPEG, PNG, HEIC, ...)")
+    g.add_argument("--json", action="store_true", help="print JSON")
     g.add_argument("--annotate", metavar="OUT", help="write the photo with the reading drawn on it "
                    "(a file for one photo, a folder for several)")
     g.set_defaults(func=cmd_recognize)
     ph = sub.add_parser("photo", help="read a photo, confirm or correct the hand, and score it")
-    ph.add_argument("photo", metavar="PHOTO")
+    ph.add_argument("photo", metavar="PHOTO", help="a photo of the winning hand (JPEG, PNG, HEIC, ...)")
     ph.add_argument("--yes", action="store_true", help="accept the proposed hand without asking")
     ph.add_argument("--annotate", metavar="OUT", help="write the photo with the reading drawn on it")
     add_score_options(ph, rules_all=True)
@@ -570,7 +580,8 @@ def _add_serve(sub) -> None:
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for the table's Wi-Fi; "
                     "a game PIN is then asked before any write)")
     sv.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000)")
-    sv.add_argument("--db", default="~/.local/share/mjcam/games.sqlite", metavar="PATH", help="the game ledger")
+    sv.add_argument("--db", default="~/.local/share/mjcam/games.sqlite", metavar="PATH",
+                    help="the game ledger (default ~/.local/share/mjcam/games.sqlite)")
     sv.add_argument("--pin", help="the game PIN (default: made up when not on localhost)")
     sv.add_argument("--allow-host", action="append", metavar="NAME",
                     help="also answer to this host name (it answers to its addresses, localhost and, on the "
@@ -580,9 +591,10 @@ def _add_serve(sub) -> None:
 
 def _add_rules(sub) -> None:
     r = sub.add_parser("rules", help="list the presets, or one preset's patterns and values")
-    r.add_argument("id", nargs="?", choices=PRESET_IDS, metavar="ID")
+    r.add_argument("id", nargs="?", choices=PRESET_IDS, metavar="ID",
+                   help="a preset to show: " + ", ".join(PRESET_IDS) + " (none: list them)")
     r.add_argument("--config", metavar="FILE.toml", help="show the preset with these house rules")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true", help="print JSON")
     r.add_argument("--explain", action="store_true",
                    help="every pattern in the rule book's own words, what it implies and what it excludes")
     r.set_defaults(func=cmd_rules)

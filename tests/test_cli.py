@@ -67,6 +67,10 @@ def test_below_minimum_exits_1(capsys):
     (["score", "123m 456m 789m EEE 5p +5p", "--config", "/nonexistent.toml"], "not found"),
     (["score", "123m 456m 789m EEE 5p +5p F1", "--no-flowers-in-play"], "not in play"),
     (["waits", "123m 456m 789m EEE 5p +5p"], "no winning tile"),
+    # a photo is not read where no hand could be scored under the options given
+    (["photo", "no-such-photo.jpg", "--yes", "--seat", "S", "--discarder", "S"], "cannot be the discarder"),
+    (["photo", "no-such-photo.jpg", "--yes", "--config", "/nonexistent.toml"], "not found"),
+    (["batch", "no-such-folder", "--out", "never.jsonl", "--heavenly", "--seat", "S"], "heavenly hand is the dealer's self-drawn"),
 ])
 def test_usage_and_parse_errors_exit_2_with_one_line(capsys, argv, words):
     code, out, err = run(capsys, *argv)
