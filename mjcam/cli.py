@@ -357,24 +357,40 @@ def cmd_recognize(a: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
+def _fault(e: NotationError, text: str) -> str:
+    """What is wrong with a hand read from a photo, said of its tiles: no position in a text the
+    person never typed."""
+    if e.token and e.token.strip() != text.strip():
+        return f"{e.reason} {e.token}"
+    return e.reason.removesuffix(" in")
+
+
 def _confirm(reading, a: argparse.Namespace, out):
     """The hand to score, as written and as a Hand: the proposal when accepted, or what the person
     types (asked again until it parses)."""
     rec = reading.recognition
+    try:
+        proposed = reading.hand
+    except NotationError as e:  # tiles read that make no hand (a bonus tile read twice, a tile short)
+        if a.yes:
+            raise UsageError(f"{rec.path}: the hand read cannot be scored as it stands ({_fault(e, rec.hand)}); "
+                             "run without --yes to correct it") from None
+        print(f"  the hand read cannot be scored as it stands: {_fault(e, rec.hand)}", file=out)
+        proposed = None
     if a.yes:
         if not rec.hand:
             raise UsageError(f"{rec.path}: no complete hand could be read; run without --yes to type it")
-        return rec.hand, reading.hand
+        return rec.hand, proposed
     while True:
-        prompt = "Enter accepts the proposed hand, or type the hand: " if rec.hand else "Type the hand: "
+        prompt = "Enter accepts the proposed hand, or type the hand: " if proposed else "Type the hand: "
         print(prompt, end="", file=out, flush=True)
         line = sys.stdin.readline()
         if not line:
             raise UsageError("no answer on standard input (use --yes to accept the proposed hand)")
         line = line.strip()
         if not line:
-            if rec.hand:
-                return rec.hand, reading.hand
+            if proposed:
+                return rec.hand, proposed
             print("  nothing to accept: type the hand in notation", file=out)
             continue
         try:

@@ -47,6 +47,7 @@ class NotationError(ValueError):
     or for a fault of the whole hand (too many tiles, no winning tile) the hand as written."""
 
     def __init__(self, message: str, token: str = "", position: int = 0):
+        self.reason = message  # what is wrong, without the token and position
         self.token = token
         self.position = position
         where = f" at position {position}" if position else ""

@@ -680,3 +680,21 @@ def test_a_face_down_kong_end_is_still_read_as_a_back():
     downs = [t.box for t in hand.tiles if t.code == "back"]
     backs = [t.box for t in Recognizer().read(hand.image).tiles if t.code == "back"]
     assert backs and all(max(iou(b, d) for d in downs) >= 0.5 for b in backs)
+
+
+def test_a_hand_read_that_cannot_be_scored_is_said_of_its_tiles(capsys, monkeypatch):
+    from mjcam.scoring import NotationError
+    from mjcam.service import Reading
+
+    def misread(self):  # as when a flower is read twice
+        raise NotationError("second copy of bonus tile", "F1", 34)
+
+    monkeypatch.setattr(Reading, "hand", property(misread))
+    assert main(["photo", HONOURS, "--yes"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.endswith("the hand read cannot be scored as it stands (second copy of bonus tile F1); "
+                        "run without --yes to correct it") and "position" not in err
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n19m 19p 19s ESWN RdGdWd +Rd\n"))  # Enter has nothing to accept
+    assert main(["photo", HONOURS]) == 0
+    out = capsys.readouterr().out
+    assert "cannot be scored as it stands: second copy of bonus tile F1" in out and "nothing to accept" in out
