@@ -54,6 +54,23 @@ def test_an_alternative_paid_differently_needs_a_person_and_says_both_scores():
     assert t.doubts[0].scores == ("5 fan, 16 points", "4 fan, 16 points")
 
 
+def test_flowers_set_apart_from_the_hand_need_a_person_where_they_change_the_score():
+    rec = reading(HALF_FLUSH)
+    rec.tiles.append(TileRead("F1", 0.99, BOX, [("1m", 0.001)]))  # East's flower, left out as away from the hand
+    rec.groups.append({"tiles": [14], "melded": False, "kind": "stray"})
+    assert check(rec, seat="E").auto  # East's own flower for no flowers: paid the same either way
+    t = check(rec, seat="S")
+    assert not t.auto and [(d.kind, d.tile, d.code) for d in t.doubts] == [("tiles", 14, "F1")]
+    assert t.doubts[0].message.startswith("F1 set apart from the hand: ") and "with it in the hand" in t.doubts[0].message
+    assert t.doubts[0].hand.endswith(" F1") and t.doubts[0].scores[0] != t.doubts[0].scores[1]
+    # bonus tiles not in play, or a flower already in the hand (a second copy is no reading): no doubt
+    assert check(rec, seat="S", flowers_in_play=False).auto
+    held = reading(HALF_FLUSH, bonus=["F1"])
+    held.tiles.append(TileRead("F1", 0.99, BOX, [("1m", 0.001)]))
+    held.groups.append({"tiles": [15], "melded": False, "kind": "stray"})
+    assert check(held, seat="S").auto
+
+
 def test_an_unlikely_alternative_is_no_doubt():
     rec = reading(HALF_FLUSH, {14: (0.9, [("F2", 0.05)])}, bonus=["F1"])  # 0.05 / 0.9 is under PLAUSIBLE
     assert check(rec, seat="E").auto

@@ -151,9 +151,14 @@ def check(rec, rules="hk-old-style", plausible: float = PLAUSIBLE, toss_up: floa
     hand_pos = [p for p in range(len(codes)) if p not in stray]
     refused, base = _refusal(rec, codes, hand_pos, rules, options)
     if refused is not None:
+        if base is not None:  # scored but no paying win: with the flowers set apart it may be one
+            apart = _Weighing(rec, codes, base, rules, options)
+            apart.bonus_apart(stray)
+            refused.doubts += apart.doubts
         return refused
     weighing = _Weighing(rec, codes, base, rules, options)
     weighing.winning_tiles()
+    weighing.bonus_apart(stray)
     for change, ratio in _changes(rec, codes, hand_pos, plausible):
         weighing.change(change, ratio, toss_up, hand_pos)
     doubts = weighing.doubts
@@ -234,6 +239,29 @@ class _Weighing:
                 self.doubts.append(Doubt("winning", f"the winning tile is not set apart: with +{codes[rec.winning]} "
                                          f"{_words(base)}; with +{codes[w]}: {_words(r)}", w, codes[rec.winning],
                                          codes[w], None, (_words(base), _words(r)), _hand_text(rec.groups, codes, w)))
+
+    def bonus_apart(self, stray: set[int]) -> None:
+        """Flowers and seasons among the tiles set apart from the hand (a player lays them out
+        beside it, sometimes further than its tiles lie from each other): a doubt where taking
+        them into the hand pays it otherwise (no 無花, a flower of one's own seat)."""
+        rec, codes, base = self.rec, self.codes, self.base
+        held = {codes[p] for p in range(len(codes)) if p not in stray and _is_bonus(codes[p])}
+        apart = {}
+        for p in sorted(stray):
+            if _is_bonus(codes[p]) and codes[p] not in held:
+                apart.setdefault(codes[p], p)
+        if not apart:
+            return
+        text = f"{rec.hand} {' '.join(apart)}"
+        r = _score(text, self.rules, self.options)
+        if not _complete(r):
+            return
+        self.readings += 1
+        if _key(r) != self.base_key:
+            (first, p), them = next(iter(apart.items())), "them" if len(apart) > 1 else "it"
+            self.doubts.append(Doubt("tiles", f"{' and '.join(apart)} set apart from the hand: {_words(base)}; "
+                                     f"with {them} in the hand: {_words(r)}", p, first, None, None,
+                                     (_words(base), _words(r)), text))
 
     def change(self, change: tuple, ratio: float, toss_up: float, hand_pos: list[int]) -> None:
         """One plausible other reading (see :func:`_changes`), with each winning tile: a doubt where
