@@ -114,11 +114,29 @@ class Options:
     flags: WinFlags = WinFlags()
 
 
+    def to_json(self) -> dict:
+        """The options as a record keeps them: a later run adds to the same output only under the same."""
+        return {"rules": self.rules, "house": dict(self.house), "situation": self.flags.situation()}
+
+
+def _differences(was: dict, now: dict) -> str:
+    """``seat S there, E here; min_fan 5 there, none here``: where two records' options differ."""
+    def flat(d: dict) -> dict:
+        return {"rules": d.get("rules"), **(d.get("house") or {}), **(d.get("situation") or {})}
+
+    a, b = flat(was), flat(now)
+    def said(v) -> str:
+        return "none" if v is None else "yes" if v is True else "no" if v is False else str(v)
+
+    return "; ".join(f"{k} {said(a.get(k))} there, {said(b.get(k))} here" for k in sorted(a.keys() | b.keys())
+                     if a.get(k) != b.get(k))
+
+
 def process(path: str, digest: str | None, options: Options) -> dict:
     """One photo's record (never raises for a bad photo: the error is the record)."""
     from mjcam.vision.io import ImageError
 
-    base = {"path": path, "hash": digest}
+    base = {"path": path, "hash": digest, "options": options.to_json()}
     try:
         reading = read_photo(path)
     except ImageError as e:
@@ -277,7 +295,7 @@ class CsvOut(_LineOut):
                "duplicate_of": record.get("duplicate_of") or "",
                "tiles": " ".join(f"{t['code']}:{t['confidence']:.2f}" for t in record.get("tiles", [])),
                "detail": json.dumps({k: record[k] for k in ("image", "tiles", "groups", "needs_confirmation",
-                                                             "legal", "error") if k in record})}
+                                                             "legal", "error", "options") if k in record})}
         from mjcam.csvcell import cell
 
         buf = io.StringIO()  # every text cell as text: a path or an error starting with = runs nowhere
@@ -434,6 +452,11 @@ def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: st
     output = open_output(out)
     try:
         records = output.records()
+        mine = options.to_json()
+        other = [r["options"] for r in records if isinstance(r.get("options"), dict) and r["options"] != mine]
+        if other:  # skipping them would leave a file scored under two sets of rules
+            raise BatchError(f"{out} holds {len(other)} record(s) made with other options ({_differences(other[0], mine)}): "
+                             "give another --out, or the options those were made with")
         done = {r.get("hash") for r in records if r.get("hash")}
         # a file that could not be read has no hash: it is known by its path, and recorded once
         unread = {r["path"] for r in records if not r.get("hash") and r["status"] == "error"}

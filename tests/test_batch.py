@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from mjcam.batch import Options, Progress, find_photos, run, write_review
+from mjcam.batch import BatchError, Options, Progress, find_photos, run, write_review
 from mjcam.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -86,7 +86,10 @@ def test_csv_and_sqlite_outputs(folder, tmp_path, ext):
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert statuses["cut.jpg"] == "error" and statuses["same-again.JPG"] == "duplicate"
     assert statuses["hand-honours.jpg"] == "scored"
-    assert run([str(folder)], str(out), Options(), progress=_quiet()).skipped == 5
+    assert run([str(folder)], str(out), Options(rules="hk-new-style"), progress=_quiet()).skipped == 5
+    # records made under other rules are not added to: one file, one set of rules
+    with pytest.raises(BatchError, match="made with other options .rules hk-new-style there, hk-old-style here"):
+        run([str(folder)], str(out), Options(), progress=_quiet())
 
 
 def test_a_torn_last_line_is_cut_off_on_resume(folder, tmp_path):
