@@ -213,6 +213,25 @@ def test_stray_tiles_behind_the_hand_are_kept_apart():
     assert sorted(hand) == list(range(17)) and stray == []
 
 
+def test_a_hand_in_two_rows_photographed_from_the_player_s_side_keeps_its_larger_front_row():
+    from mjcam.vision.group import hand_and_strays
+
+    back = [TileObs((108 + 57 * i, 160, 163 + 57 * i, 225), c)
+            for i, c in enumerate(["Rd", "Rd", "Rd", "Gd", "Gd", "Gd", "Wd", "Wd"])]
+    front = [TileObs((33 + 70 * i, 300 + 8 * i, 110 + 70 * i, 400 + 8 * i), c)  # 1.4 times as large, slanting
+             for i, c in enumerate(["F1", "F2", "1s", "2s", "3s", "2s", "3s", "4s"])]
+    hand, stray = hand_and_strays(back + front)
+    assert sorted(hand) == list(range(16)) and stray == []
+    # a whole hand in one row: a larger row beside it is someone else's tiles, as before
+    row = [TileObs((10 + 57 * i, 160, 65 + 57 * i, 225), "1m") for i in range(14)]
+    hand, stray = hand_and_strays(row + front[2:])
+    assert sorted(hand) == list(range(14)) and sorted(stray) == list(range(14, 20))
+    # nor does a row far larger still (twice the size: no row of the same hand)
+    big = [TileObs((33 + 110 * i, 300, 143 + 110 * i, 440), "5p") for i in range(4)]
+    hand, stray = hand_and_strays(back + big)
+    assert sorted(hand) == list(range(8)) and sorted(stray) == list(range(8, 12))
+
+
 def test_a_hand_short_of_a_tile_or_over_says_so_and_a_kong_counts_as_three():
     codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N", "N"]
     whole = MeldGrouper()(row(codes, gaps={13}))

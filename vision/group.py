@@ -39,6 +39,9 @@ from mjcam.scoring.tiles import INDEX
 LOW_CONFIDENCE = 0.80
 GAP = 0.25  # a step between tile centres this much longer than usual separates two runs
 HAND_TILES = 14  # a winning hand without kongs, bonus tiles aside
+#: a row of the hand nearer the camera than its main row (or further) looks up to this many times
+#: larger (smaller) in a photo taken from the player's side (see hand_and_strays)
+NEAR_ROW = 1.6
 # an alternative the classifier gives less than this is never put in a reading's place by the rules
 # (a bonus tile read twice, a hand that does not win): chosen on the held-out photos (models/EXPERIMENTS.md)
 ALT_MIN = 0.15
@@ -151,7 +154,10 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
     the winning tile set a little off the line) — nearest rows first, and once the rows kept hold
     a whole hand (``HAND_TILES`` tiles, bonus tiles aside) no further row of three or more tiles
     joins unless it is all bonus tiles (a hand with a kong has a tile more, so one or two tiles
-    off the line still join).
+    off the line still join). While the rows kept hold fewer than a whole hand, a row of three or
+    more within two tile heights of the main row joins even where its tiles look up to
+    ``NEAR_ROW`` times larger or smaller: a hand laid in two rows, photographed from the player's
+    side, shows its front row larger.
     Everything else is stray.
     """
     rows = reading_order(tiles)
@@ -181,6 +187,11 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
 
     for r in similar:  # rows of sets, nearest first
         if len(r) >= 3:
+            take(r)
+    for r in sorted(rows, key=lambda r: abs(centre(r) - centre(main))):  # a row of the hand nearer the camera
+        q = size(r) / unit
+        if (count < HAND_TILES and len(r) >= 3 and 1 / NEAR_ROW <= q <= NEAR_ROW
+                and abs(centre(r) - centre(main)) <= 2.6 * max(unit, size(r))):
             take(r)
     for r in similar:  # tiles set a little off a row kept
         if any(abs(centre(r) - centre(k)) <= 2.6 * unit for k in kept):
