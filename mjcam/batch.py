@@ -113,7 +113,6 @@ class Options:
     house: tuple = ()  # (key, value) pairs of house rules, as mjcam.service.score_hand takes them
     flags: WinFlags = WinFlags()
 
-
     def to_json(self) -> dict:
         """The options as a record keeps them: a later run adds to the same output only under the same."""
         return {"rules": self.rules, "house": dict(self.house), "situation": self.flags.situation()}
@@ -124,10 +123,10 @@ def _differences(was: dict, now: dict) -> str:
     def flat(d: dict) -> dict:
         return {"rules": d.get("rules"), **(d.get("house") or {}), **(d.get("situation") or {})}
 
-    a, b = flat(was), flat(now)
     def said(v) -> str:
         return "none" if v is None else "yes" if v is True else "no" if v is False else str(v)
 
+    a, b = flat(was), flat(now)
     return "; ".join(f"{k} {said(a.get(k))} there, {said(b.get(k))} here" for k in sorted(a.keys() | b.keys())
                      if a.get(k) != b.get(k))
 
