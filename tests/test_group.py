@@ -232,6 +232,21 @@ def test_a_hand_in_two_rows_photographed_from_the_player_s_side_keeps_its_larger
     assert sorted(hand) == list(range(8)) and sorted(stray) == list(range(8, 12))
 
 
+def test_flowers_laid_out_in_a_row_behind_the_hand_join_it_and_a_marker_beside_them_does_not():
+    from mjcam.vision.group import hand_and_strays
+
+    row = [TileObs((52 + 39 * i, 270, 88 + 39 * i, 321), c) for i, c in enumerate(
+        ["Rd", "Rd", "1m", "2m", "3m", "5s", "6s", "7s", "6p", "7p", "8p", "6s", "6s", "6s"])]
+    behind = [TileObs((75, 178, 95, 210), "N")] + [  # a small marker, then the flowers, 2.8 tile widths behind
+        TileObs((104 + 39 * i, 168, 139 + 39 * i, 214), c) for i, c in enumerate(["F1", "F2", "F3", "F4", "S1"])]
+    hand, stray = hand_and_strays(row + behind)
+    assert sorted(hand) == list(range(14)) + list(range(15, 20)) and stray == [14]
+    # far behind (another player's flowers across the table), they stay apart
+    far = [TileObs((104 + 39 * i, 20, 139 + 39 * i, 66), c) for i, c in enumerate(["F1", "F2"])]
+    hand, stray = hand_and_strays(row + far)
+    assert sorted(hand) == list(range(14)) and sorted(stray) == [14, 15]
+
+
 def test_a_hand_short_of_a_tile_or_over_says_so_and_a_kong_counts_as_three():
     codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N", "N"]
     whole = MeldGrouper()(row(codes, gaps={13}))

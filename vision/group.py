@@ -42,6 +42,9 @@ HAND_TILES = 14  # a winning hand without kongs, bonus tiles aside
 #: a row of the hand nearer the camera than its main row (or further) looks up to this many times
 #: larger (smaller) in a photo taken from the player's side (see hand_and_strays)
 NEAR_ROW = 1.6
+#: flowers and seasons laid out in a row of their own this near a row of the hand (in its tile
+#: widths) are the hand's (see hand_and_strays)
+BONUS_REACH = 4.0
 # an alternative the classifier gives less than this is never put in a reading's place by the rules
 # (a bonus tile read twice, a hand that does not win): chosen on the held-out photos (models/EXPERIMENTS.md)
 ALT_MIN = 0.15
@@ -157,7 +160,9 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
     off the line still join). While the rows kept hold fewer than a whole hand, a row of three or
     more within two tile heights of the main row joins even where its tiles look up to
     ``NEAR_ROW`` times larger or smaller: a hand laid in two rows, photographed from the player's
-    side, shows its front row larger.
+    side, shows its front row larger. Flowers and seasons of a row within ``BONUS_REACH`` tile
+    widths of a row kept join the hand too (a player lays them out behind or beside it), the other
+    tiles of their row not.
     Everything else is stray.
     """
     rows = reading_order(tiles)
@@ -196,8 +201,11 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
     for r in similar:  # tiles set a little off a row kept
         if any(abs(centre(r) - centre(k)) <= 2.6 * unit for k in kept):
             take(r)
-    hand = [i for r in rows if any(r is k for k in kept) for i in r]
-    stray = [i for r in rows if not any(r is k for k in kept) for i in r]
+    bonus = {i for r in rows if not any(r is k for k in kept) for i in r if _is_bonus(tiles[i].code)
+             and 1 / NEAR_ROW <= size(r) / unit <= NEAR_ROW
+             and any(abs(centre(r) - centre(k)) <= BONUS_REACH * unit for k in kept)}
+    hand = [i for r in rows for i in r if any(r is k for k in kept) or i in bonus]
+    stray = [i for r in rows for i in r if not any(r is k for k in kept) and i not in bonus]
     return hand, stray
 
 
