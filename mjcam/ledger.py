@@ -154,6 +154,8 @@ class Ledger:
         names = [p.strip() for p in players]
         if len(names) != 4 or not all(names) or any(len(n) > 40 for n in names):
             raise LedgerError("a game needs four player names (1 to 40 characters each)")
+        if len({n.casefold() for n in names}) < 4:  # the scores and the CSV are kept by name
+            raise LedgerError("the four players need four different names")
         if not isinstance(preset, str) or preset not in PRESET_IDS:
             raise LedgerError(f"unknown preset {str(preset)[:40]!r}; choose one of {', '.join(PRESET_IDS)}")
         if not isinstance(start_round, str) or start_round not in SEATS:

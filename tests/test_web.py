@@ -62,9 +62,11 @@ def test_new_game_and_bad_games(client):
     g = _game(client, preset="hk-new-style", house={"min_fan": 1}, round="S")
     assert g["players"] == PLAYERS and g["seats"] == ["E", "S", "W", "N"] and g["round"] == "S"
     assert g["totals"] == [0, 0, 0, 0] and g["house"] == {"min_fan": 1}
-    for body, words in ((["Ann", "Bo", "Cy"], "four player names"),):
+    for body, words in ((["Ann", "Bo", "Cy"], "four player names"), (["Ann", "Bo", "Cy", "ann"], "different names")):
         r = client.post("/api/games", json={"players": body})
         assert r.status_code == 400 and words in r.json()["error"]
+    r = client.post("/api/games", json={"players": PLAYERS, "house": {"cap": 2}})  # under the minimum of 3
+    assert r.status_code == 400 and "below the minimum" in r.json()["error"]
     assert "unknown preset" in client.post("/api/games", json={"players": PLAYERS, "preset": "x"}).json()["error"]
     assert client.post("/api/games", json={"players": PLAYERS, "house": {"table": "nope"}}).status_code == 400
     assert client.post("/api/games", content=b"{not json").status_code == 400
