@@ -88,6 +88,20 @@ def test_upload_reads_the_photo_and_keeps_pictures(client):
     assert client.get("/api/photos/999/thumb.jpg").status_code == 404
 
 
+def test_a_photo_s_flowers_are_doubted_in_a_game_without_them(client):
+    bonus = open(os.path.join(ROOT, "samples", "hand-bonus.jpg"), "rb").read()
+    trust = {}
+    for flowers in (True, False):
+        g = _game(client, flowers_in_play=flowers)
+        r = client.post(f"/api/games/{g['id']}/photos", content=bonus, headers={"content-type": "image/jpeg"})
+        assert r.status_code == 201, r.text
+        assert any(t["code"][:1] in ("F", "S") and t["code"][1:].isdigit() for t in r.json()["recognition"]["tiles"])
+        trust[flowers] = r.json()["trust"]
+    # judged under the game's rules: with no bonus tiles in play, a hand showing them cannot be scored as read
+    assert not trust[False]["auto"] and any("cannot be scored" in d["message"] for d in trust[False]["doubts"])
+    assert trust[True] != trust[False]
+
+
 @pytest.mark.parametrize("data, status, words", [
     (b"", 400, "no photo"),
     (b"GIF89a? just words pretending", 415, "not a picture"),

@@ -289,7 +289,7 @@ def _read_upload(table: Table, gid: int, tmp: str, sha256: str):
     return JSONResponse({"photo_id": pid, "recognition": d, "annotated": f"/api/photos/{pid}/annotated.jpg",
                          "thumbnail": f"/api/photos/{pid}/thumb.jpg",
                          "crops": [f"/api/photos/{pid}/tiles/{n}.jpg" for n in range(len(rec.tiles))],
-                         "trust": verdict(rec, g["preset"], g["house"])}, status_code=201)
+                         "trust": verdict(rec, g["preset"], g["house"], g["flowers_in_play"])}, status_code=201)
 
 
 async def photo(request: Request):

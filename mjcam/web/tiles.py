@@ -76,12 +76,14 @@ class CropCache:
             return items[n] if items is not None and 0 <= n < len(items) else None
 
 
-def verdict(rec, preset: str, house: dict | None = None) -> dict:
+def verdict(rec, preset: str, house: dict | None = None, flowers_in_play: bool = True) -> dict:
     """Whether the reading may be trusted as it is (:func:`mjcam.service.judge`) under the
-    game's rules, taken as a self-drawn win by East: ``{"auto": ..., "doubts": [...]}``."""
-    from mjcam.service import judge
+    game's rules (bonus tiles in play or not), taken as a self-drawn win by East:
+    ``{"auto": ..., "doubts": [...]}``."""
+    from mjcam.service import WinFlags, judge
 
     try:
-        return judge(rec, (preset,), house={k: v for k, v in (house or {}).items() if v is not None}).to_json()
+        return judge(rec, (preset,), WinFlags(flowers_in_play=flowers_in_play),
+                     house={k: v for k, v in (house or {}).items() if v is not None}).to_json()
     except Exception:  # noqa: BLE001  (a verdict is advice: never let it stop a photo being read)
         return {"auto": False, "doubts": [], "readings": 0}
