@@ -227,8 +227,10 @@ class _Weighing:
         self.readings = 1
 
     def winning_tiles(self) -> None:
-        """The winning tile not set apart: each concealed tile as the winning tile."""
+        """The winning tile not set apart: each concealed tile as the winning tile; one doubt for
+        each other score they make (``with +1m, +2m or +5m: 7 fan, 32 points``)."""
         rec, codes, base = self.rec, self.codes, self.base
+        paid: dict[tuple, tuple] = {}  # a score other than the proposal's -> (that score, the tiles making it)
         for w in self.winners[1:]:
             r = _score(_hand_text(rec.groups, codes, w), self.rules, self.options)
             if not _complete(r):
@@ -236,9 +238,14 @@ class _Weighing:
             self.readings += 1
             if _key(r) != self.base_key and ("winning", codes[w]) not in self.seen_other:
                 self.seen_other.add(("winning", codes[w]))
-                self.doubts.append(Doubt("winning", f"the winning tile is not set apart: with +{codes[rec.winning]} "
-                                         f"{_words(base)}; with +{codes[w]}: {_words(r)}", w, codes[rec.winning],
-                                         codes[w], None, (_words(base), _words(r)), _hand_text(rec.groups, codes, w)))
+                paid.setdefault(_key(r), (r, []))[1].append(w)
+        for r, ws in paid.values():
+            tiles = [f"+{codes[w]}" for w in ws]
+            said = tiles[0] if len(tiles) == 1 else ", ".join(tiles[:-1]) + " or " + tiles[-1]
+            self.doubts.append(Doubt("winning", f"the winning tile is not set apart: with +{codes[rec.winning]} "
+                                     f"{_words(base)}; with {said}: {_words(r)}", ws[0], codes[rec.winning],
+                                     codes[ws[0]], None, (_words(base), _words(r)),
+                                     _hand_text(rec.groups, codes, ws[0])))
 
     def bonus_apart(self, stray: set[int]) -> None:
         """Flowers and seasons among the tiles set apart from the hand (a player lays them out
