@@ -25,7 +25,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from mjcam.scoring import ConfigError, ContextError, NotationError, PRESET_IDS
+from mjcam.scoring import PRESET_IDS, ConfigError, ContextError, NotationError, format_hand, parse_hand
 from mjcam.scoring.engine import resolve_preset
 from mjcam.scoring.tiles import SEATS
 from mjcam.service import CONDITIONS, WinFlags, score_hand
@@ -125,6 +125,19 @@ class DealState:
 
     def place_of(self, seat: str) -> int:
         return (SEATS.index(seat) + self.dealer) % 4
+
+
+def _same_write(old, kind: str, hand: str | None, winner, discarder) -> bool:
+    """Whether a write repeats the hand recorded under its request id (a retry), not another."""
+    if old["kind"] != kind:
+        return False
+    if kind == "draw":
+        return True
+    try:
+        same_hand = format_hand(parse_hand(hand)) == format_hand(parse_hand(old["notation"]))
+    except (NotationError, TypeError):
+        same_hand = False
+    return same_hand and old["winner"] == winner and old["discarder"] == discarder
 
 
 class Ledger:
@@ -305,8 +318,12 @@ class Ledger:
         with self._connect() as db:
             try:
                 begun = self._begin(db, request_id, game_id, expected_hands)
-                if isinstance(begun, int):
+                if isinstance(begun, int):  # a retry: the same hand again, or a mistake
+                    old = db.execute("SELECT kind, notation, winner, discarder FROM hands WHERE id = ?",
+                                     (begun,)).fetchone()
                     db.execute("ROLLBACK")
+                    if not _same_write(old, kind, hand, winner, discarder):
+                        raise LedgerError("request_id already used for another hand: send a new one", 409)
                     return self.game(game_id, db), False
                 g, hands = begun
                 st = self._state(g, hands)

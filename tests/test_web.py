@@ -67,6 +67,8 @@ def test_new_game_and_bad_games(client):
         assert r.status_code == 400 and words in r.json()["error"]
     r = client.post("/api/games", json={"players": PLAYERS, "house": {"cap": 2}})  # under the minimum of 3
     assert r.status_code == 400 and "below the minimum" in r.json()["error"]
+    r = client.post("/api/games", json={"players": PLAYERS, "house": {"min_fan": -5}})
+    assert r.status_code == 400 and "min_fan: expected a whole number" in r.json()["error"]
     assert "unknown preset" in client.post("/api/games", json={"players": PLAYERS, "preset": "x"}).json()["error"]
     assert client.post("/api/games", json={"players": PLAYERS, "house": {"table": "nope"}}).status_code == 400
     assert client.post("/api/games", content=b"{not json").status_code == 400
@@ -143,6 +145,11 @@ def test_record_is_idempotent_and_refuses_stale_and_illegal(client):
     assert r1.status_code == 201 and r1.json()["totals"] == [-16, 64, -32, -16]
     again = _record(client, g, "hand-0001")  # the same POST retried
     assert again.status_code == 200 and again.json()["hands_recorded"] == 1
+    bogus = _record(client, g, "hand-0009", kind="bogus")
+    assert bogus.status_code == 400 and "expected one of win, draw" in bogus.json()["error"]
+    for other in ({"kind": "draw", "hand": None}, {"winner": 3}):  # another hand under the same request id
+        r = _record(client, g, "hand-0001", **other)
+        assert r.status_code == 409 and "already used for another hand" in r.json()["error"]
     stale = _record(client, g, "hand-0002")  # the client still thinks no hand is recorded
     assert stale.status_code == 409 and "stale" in stale.json()["error"]
     g = r1.json()

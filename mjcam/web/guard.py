@@ -226,12 +226,12 @@ def text(lo: int, hi: int, choices=None, control: bool = False):
     def check(v):
         if not isinstance(v, str):
             raise ValueError("expected text")
+        if choices is not None and v not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}")
         if not lo <= len(v) <= hi:
             raise ValueError(f"expected {lo} to {hi} characters")
         if not control and _CONTROL.search(v):
             raise ValueError("control characters are not allowed")
-        if choices is not None and v not in choices:
-            raise ValueError(f"expected one of {', '.join(choices)}")
         return v
     return check
 
@@ -251,7 +251,10 @@ def house(v):
         if k not in checks:
             raise ValueError(f"unknown house rule {short(k)[:40]!r}")
         if x not in (None, ""):
-            out[k] = checks[k](x)
+            try:
+                out[k] = checks[k](x)
+            except ValueError as e:  # which rule is wrong, not only how
+                raise ValueError(f"{k}: {e}") from None
     return out
 
 
