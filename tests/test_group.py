@@ -241,6 +241,9 @@ def test_flowers_laid_out_in_a_row_behind_the_hand_join_it_and_a_marker_beside_t
         TileObs((104 + 39 * i, 168, 139 + 39 * i, 214), c) for i, c in enumerate(["F1", "F2", "F3", "F4", "S1"])]
     hand, stray = hand_and_strays(row + behind)
     assert sorted(hand) == list(range(14)) + list(range(15, 20)) and stray == [14]
+    # a flower the hand holds already is a second copy (a misreading, or another set's): it stays apart
+    hand, stray = hand_and_strays(row + [TileObs((598, 270, 634, 321), "F2")] + behind)
+    assert sorted(hand) == list(range(15)) + [16, 18, 19, 20] and sorted(stray) == [15, 17]
     # far behind (another player's flowers across the table), they stay apart
     far = [TileObs((104 + 39 * i, 20, 139 + 39 * i, 66), c) for i, c in enumerate(["F1", "F2"])]
     hand, stray = hand_and_strays(row + far)

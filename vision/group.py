@@ -162,7 +162,7 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
     ``NEAR_ROW`` times larger or smaller: a hand laid in two rows, photographed from the player's
     side, shows its front row larger. Flowers and seasons of a row within ``BONUS_REACH`` tile
     widths of a row kept join the hand too (a player lays them out behind or beside it), the other
-    tiles of their row not.
+    tiles of their row not, nor a flower or season the hand holds already.
     Everything else is stray.
     """
     rows = reading_order(tiles)
@@ -201,9 +201,16 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
     for r in similar:  # tiles set a little off a row kept
         if any(abs(centre(r) - centre(k)) <= 2.6 * unit for k in kept):
             take(r)
-    bonus = {i for r in rows if not any(r is k for k in kept) for i in r if _is_bonus(tiles[i].code)
-             and 1 / NEAR_ROW <= size(r) / unit <= NEAR_ROW
-             and any(abs(centre(r) - centre(k)) <= BONUS_REACH * unit for k in kept)}
+    held = {tiles[i].code for k in kept for i in k if _is_bonus(tiles[i].code)}
+    bonus: set[int] = set()
+    for r in rows:  # a bonus tile is one of a kind: one the hand holds already does not join again
+        if any(r is k for k in kept) or not 1 / NEAR_ROW <= size(r) / unit <= NEAR_ROW or not any(
+                abs(centre(r) - centre(k)) <= BONUS_REACH * unit for k in kept):
+            continue
+        for i in r:
+            if _is_bonus(tiles[i].code) and tiles[i].code not in held:
+                held.add(tiles[i].code)
+                bonus.add(i)
     hand = [i for r in rows for i in r if any(r is k for k in kept) or i in bonus]
     stray = [i for r in rows for i in r if not any(r is k for k in kept) and i not in bonus]
     return hand, stray
