@@ -296,8 +296,6 @@ def _build(rules: str | RulePreset, overrides: dict | None) -> RulePreset:
         data["optional"] = tuple(data.get("optional", ()))
         data.setdefault("stacks", {})
     _apply(data, overrides or {})
-    if data["cap"] is not None and data["cap"] < data["min_fan"]:
-        raise ConfigError(f"a cap of {data['cap']} fan is below the minimum of {data['min_fan']}: no hand could win")
     limit = data["cap"] if data["limit_fan"] == "cap" else data["limit_fan"]
     if limit is None and any(v == "limit" for v in data["patterns"].values()):
         raise ConfigError("a limit hand needs a value for the limit: set limit_fan (or cap, where limit_fan = \"cap\")")

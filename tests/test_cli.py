@@ -67,7 +67,6 @@ def test_below_minimum_exits_1(capsys):
     (["score", "123m 456m 789m EEE 5p +5p", "--config", "/nonexistent.toml"], "not found"),
     (["score", "123m 456m 789m EEE 5p +5p F1", "--no-flowers-in-play"], "not in play"),
     (["waits", "123m 456m 789m EEE 5p +5p"], "no winning tile"),
-    (["score", "123m 456m 789m EEE 5p +5p", "--cap", "2"], "a cap of 2 fan is below the minimum of 3"),
     # a photo is not read where no hand could be scored under the options given
     (["photo", "no-such-photo.jpg", "--yes", "--seat", "S", "--discarder", "S"], "cannot be the discarder"),
     (["photo", "no-such-photo.jpg", "--yes", "--config", "/nonexistent.toml"], "not found"),
