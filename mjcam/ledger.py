@@ -25,7 +25,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from mjcam.scoring import PRESET_IDS, ConfigError, ContextError, NotationError, format_hand, parse_hand
+from mjcam.scoring import PRESET_IDS, ConfigError, ContextError, NotationError, parse_hand
 from mjcam.scoring.engine import resolve_preset
 from mjcam.scoring.tiles import SEATS
 from mjcam.service import CONDITIONS, WinFlags, score_hand
@@ -127,17 +127,27 @@ class DealState:
         return (SEATS.index(seat) + self.dealer) % 4
 
 
-def _same_write(old, kind: str, hand: str | None, winner, discarder) -> bool:
-    """Whether a write repeats the hand recorded under its request id (a retry), not another."""
+def _same_write(old, kind: str, hand: str | None, winner, discarder, flags: dict | None) -> bool:
+    """Whether a write repeats the hand recorded under its request id (a retry), not another: the
+    same kind, and for a win the same tiles and sets (in any order), winner, discarder and flags."""
     if old["kind"] != kind:
         return False
     if kind == "draw":
         return True
+
+    def tiles(text):
+        h = parse_hand(text)
+        return h.concealed, sorted(h.melds, key=lambda m: (m.kind, m.tiles, m.concealed)), sorted(h.bonus), h.winning
+
+    def said(f: dict) -> dict:  # the flags given, none of them false or empty
+        return {k: v for k, v in f.items() if v not in (False, None)}
+
     try:
-        same_hand = format_hand(parse_hand(hand)) == format_hand(parse_hand(old["notation"]))
+        same_hand = tiles(hand) == tiles(old["notation"])
     except (NotationError, TypeError):
         same_hand = False
-    return same_hand and old["winner"] == winner and old["discarder"] == discarder
+    return (same_hand and old["winner"] == winner and old["discarder"] == discarder
+            and said(json.loads(old["flags"])) == said(flags or {}))
 
 
 class Ledger:
@@ -319,10 +329,10 @@ class Ledger:
             try:
                 begun = self._begin(db, request_id, game_id, expected_hands)
                 if isinstance(begun, int):  # a retry: the same hand again, or a mistake
-                    old = db.execute("SELECT kind, notation, winner, discarder FROM hands WHERE id = ?",
+                    old = db.execute("SELECT kind, notation, winner, discarder, flags FROM hands WHERE id = ?",
                                      (begun,)).fetchone()
                     db.execute("ROLLBACK")
-                    if not _same_write(old, kind, hand, winner, discarder):
+                    if not _same_write(old, kind, hand, winner, discarder, flags):
                         raise LedgerError("request_id already used for another hand: send a new one", 409)
                     return self.game(game_id, db), False
                 g, hands = begun

@@ -145,7 +145,9 @@ def test_record_is_idempotent_and_refuses_stale_and_illegal(client):
     assert again.status_code == 200 and again.json()["hands_recorded"] == 1
     bogus = _record(client, g, "hand-0009", kind="bogus")
     assert bogus.status_code == 400 and "expected one of win, draw" in bogus.json()["error"]
-    for other in ({"kind": "draw", "hand": None}, {"winner": 3}):  # another hand under the same request id
+    same = _record(client, g, "hand-0001", hand="45s [123s] NN [RdRdRd] [999s] +6s")  # its sets in another order
+    assert same.status_code == 200 and same.json()["hands_recorded"] == 1
+    for other in ({"kind": "draw", "hand": None}, {"winner": 3}, {"flags": {"last_tile": True}}):  # another hand
         r = _record(client, g, "hand-0001", **other)
         assert r.status_code == 409 and "already used for another hand" in r.json()["error"]
     stale = _record(client, g, "hand-0002")  # the client still thinks no hand is recorded
