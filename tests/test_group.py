@@ -226,6 +226,10 @@ def test_a_hand_in_two_rows_photographed_from_the_player_s_side_keeps_its_larger
     row = [TileObs((10 + 57 * i, 160, 65 + 57 * i, 225), "1m") for i in range(14)]
     hand, stray = hand_and_strays(row + front[2:])
     assert sorted(hand) == list(range(14)) and sorted(stray) == list(range(14, 20))
+    # nor a wall lying face down behind a hand short of a tile
+    wall = [TileObs((108 + 42 * i, 95, 148 + 42 * i, 140), "back") for i in range(8)]
+    hand, stray = hand_and_strays(row[:13] + wall)
+    assert sorted(hand) == list(range(13)) and sorted(stray) == list(range(13, 21))
     # nor does a row far larger still (twice the size: no row of the same hand)
     big = [TileObs((33 + 110 * i, 300, 143 + 110 * i, 440), "5p") for i in range(4)]
     hand, stray = hand_and_strays(back + big)
@@ -244,6 +248,10 @@ def test_flowers_laid_out_in_a_row_behind_the_hand_join_it_and_a_marker_beside_t
     # a flower the hand holds already is a second copy (a misreading, or another set's): it stays apart
     hand, stray = hand_and_strays(row + [TileObs((598, 270, 634, 321), "F2")] + behind)
     assert sorted(hand) == list(range(15)) + [16, 18, 19, 20] and sorted(stray) == [15, 17]
+    # beside the photo, far to the side of the hand (a neighbour's), they stay apart
+    aside = [TileObs((2000 + 39 * i, 200, 2035 + 39 * i, 246), c) for i, c in enumerate(["F1", "3s", "4s", "5s"])]
+    hand, stray = hand_and_strays(row + aside)
+    assert sorted(hand) == list(range(14)) and sorted(stray) == list(range(14, 18))
     # far behind (another player's flowers across the table), they stay apart
     far = [TileObs((104 + 39 * i, 20, 139 + 39 * i, 66), c) for i, c in enumerate(["F1", "F2"])]
     hand, stray = hand_and_strays(row + far)

@@ -160,8 +160,9 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
     off the line still join). While the rows kept hold fewer than a whole hand, a row of three or
     more within two tile heights of the main row joins even where its tiles look up to
     ``NEAR_ROW`` times larger or smaller: a hand laid in two rows, photographed from the player's
-    side, shows its front row larger. Flowers and seasons of a row within ``BONUS_REACH`` tile
-    widths of a row kept join the hand too (a player lays them out behind or beside it), the other
+    side, shows its front row larger (a row mostly face down, a wall, does not). Flowers and
+    seasons of a row within ``BONUS_REACH`` tile widths of a row kept, and no further to either
+    side of the hand, join the hand too (a player lays them out behind or beside it), the other
     tiles of their row not, nor a flower or season the hand holds already.
     Everything else is stray.
     """
@@ -195,20 +196,25 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
             take(r)
     for r in sorted(rows, key=lambda r: abs(centre(r) - centre(main))):  # a row of the hand nearer the camera
         q = size(r) / unit
-        if (count < HAND_TILES and len(r) >= 3 and 1 / NEAR_ROW <= q <= NEAR_ROW
+        face_up = sum(tiles[i].code != "back" for i in r) > len(r) / 2  # (a wall lies face down)
+        if (count < HAND_TILES and len(r) >= 3 and face_up and 1 / NEAR_ROW <= q <= NEAR_ROW
                 and abs(centre(r) - centre(main)) <= 2.6 * max(unit, size(r))):
             take(r)
     for r in similar:  # tiles set a little off a row kept
         if any(abs(centre(r) - centre(k)) <= 2.6 * unit for k in kept):
             take(r)
     held = {tiles[i].code for k in kept for i in k if _is_bonus(tiles[i].code)}
+    reach = BONUS_REACH * unit
+    left = min(tiles[i].box[0] for k in kept for i in k) - reach  # beside the hand's rows, not across the table
+    right = max(tiles[i].box[2] for k in kept for i in k) + reach
     bonus: set[int] = set()
     for r in rows:  # a bonus tile is one of a kind: one the hand holds already does not join again
         if any(r is k for k in kept) or not 1 / NEAR_ROW <= size(r) / unit <= NEAR_ROW or not any(
-                abs(centre(r) - centre(k)) <= BONUS_REACH * unit for k in kept):
+                abs(centre(r) - centre(k)) <= reach for k in kept):
             continue
         for i in r:
-            if _is_bonus(tiles[i].code) and tiles[i].code not in held:
+            x = (tiles[i].box[0] + tiles[i].box[2]) / 2
+            if _is_bonus(tiles[i].code) and tiles[i].code not in held and left <= x <= right:
                 held.add(tiles[i].code)
                 bonus.add(i)
     hand = [i for r in rows for i in r if any(r is k for k in kept) or i in bonus]
