@@ -114,8 +114,23 @@ class Options:
     flags: WinFlags = WinFlags()
 
     def to_json(self) -> dict:
-        """The options as a record keeps them: a later run adds to the same output only under the same."""
-        return {"rules": self.rules, "house": dict(self.house), "situation": self.flags.situation()}
+        """The options as a record keeps them: a later run adds to the same output only under the
+        same (a config file by its full path and its content's digest)."""
+        house = dict(self.house)
+        if isinstance(house.get("config"), str) and os.path.isfile(house["config"]):
+            house["config"] = os.path.abspath(house["config"])
+            with open(house["config"], "rb") as fh:
+                house["config_sha256"] = hashlib.sha256(fh.read()).hexdigest()
+        return {"rules": self.rules, "house": house, "situation": self.flags.situation()}
+
+
+def _same_options(was: dict, now: dict) -> bool:
+    """Whether a record's options are these (a situation recorded before a condition was known to
+    mjcam holds that condition's default)."""
+    def filled(o: dict) -> dict:
+        return {**o, "situation": {**WinFlags().situation(), **(o.get("situation") or {})}}
+
+    return filled(was) == filled(now)
 
 
 def _differences(was: dict, now: dict) -> str:
@@ -452,7 +467,8 @@ def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: st
     try:
         records = output.records()
         mine = options.to_json()
-        other = [r["options"] for r in records if isinstance(r.get("options"), dict) and r["options"] != mine]
+        other = [r["options"] for r in records if isinstance(r.get("options"), dict)
+                 and not _same_options(r["options"], mine)]
         if other:  # skipping them would leave a file scored under two sets of rules
             raise BatchError(f"{out} holds {len(other)} record(s) made with other options ({_differences(other[0], mine)}): "
                              "give another --out, or the options those were made with")

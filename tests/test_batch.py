@@ -92,6 +92,19 @@ def test_csv_and_sqlite_outputs(folder, tmp_path, ext):
         run([str(folder)], str(out), Options(), progress=_quiet())
 
 
+def test_a_config_file_is_the_same_by_its_content_wherever_it_is_named_from(folder, tmp_path, monkeypatch):
+    cfg = tmp_path / "house.toml"
+    cfg.write_text("min_fan = 1\n")
+    out = tmp_path / "run.jsonl"
+    monkeypatch.chdir(tmp_path)
+    assert run([str(folder)], str(out), Options(house=(("config", "house.toml"),)), progress=_quiet()).read
+    same = Options(house=(("config", str(cfg)),))  # the same file by its full path
+    assert run([str(folder)], str(out), same, progress=_quiet()).skipped == 5
+    cfg.write_text("min_fan = 2\n")  # the same name, other rules
+    with pytest.raises(BatchError, match="config_sha256"):
+        run([str(folder)], str(out), same, progress=_quiet())
+
+
 def test_a_torn_last_line_is_cut_off_on_resume(folder, tmp_path):
     out = tmp_path / "run.jsonl"
     run([str(folder / "hand-pungs.jpg")], str(out), Options(), progress=_quiet())
@@ -181,3 +194,12 @@ def test_progress_plain_lines_when_not_a_terminal(capsys):
     p.step({"status": "scored", "path": "a.jpg"})
     p.step({"status": "error", "path": "b.jpg"})
     assert buf.getvalue() == "1/2 scored: a.jpg\n2/2 error: b.jpg\n"
+
+
+def test_options_recorded_before_a_condition_existed_hold_its_default():
+    from mjcam.batch import _same_options
+
+    now = Options().to_json()
+    older = {**now, "situation": {k: v for k, v in now["situation"].items() if k != "ready"}}
+    assert _same_options(older, now)
+    assert not _same_options({**older, "situation": {**older["situation"], "seat": "S"}}, now)
