@@ -73,10 +73,14 @@ def test_flowers_set_apart_from_the_hand_need_a_person_where_they_change_the_sco
 
 def test_winning_tiles_that_pay_alike_make_one_doubt():
     # nine gates won on 4m; any other tile taken as the winning one is a plain full flush
-    t = check(reading("1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 9m 9m 9m 4m".split()), seat="S")
+    rec = reading("1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 9m 9m 9m 4m".split())
+    t = check(rec, seat="S")
     winning = [d for d in t.doubts if d.kind == "winning"]
     assert len(winning) == 1 and not t.auto
     assert "with +4m limit" in winning[0].message and "+1m, +2m, +3m, +5m, +6m, +7m, +8m or +9m: " in winning[0].message
+    marked = winning[0].to_json()["tiles"]  # every tile it names is marked to check, not the first alone
+    assert len(marked) == 8 and sorted({rec.tiles[p].code for p in marked}) == [
+        "1m", "2m", "3m", "5m", "6m", "7m", "8m", "9m"]
 
 
 def test_an_unlikely_alternative_is_no_doubt():

@@ -71,6 +71,7 @@ class Doubt:
     ratio: float | None = None
     scores: tuple[str, str] | None = None
     hand: str | None = None  # the other reading's hand
+    tiles: list[int] | None = None  # every tile the doubt is about, where more than ``tile``
 
     def text(self) -> str:
         return self.message
@@ -78,7 +79,8 @@ class Doubt:
     def to_json(self) -> dict:
         return {"kind": self.kind, "message": self.message, "tile": self.tile, "code": self.code,
                 "other": self.other, "hand": self.hand,
-                "scores": list(self.scores) if self.scores else None}
+                "scores": list(self.scores) if self.scores else None,
+                "tiles": self.tiles if self.tiles else ([self.tile] if self.tile is not None else [])}
 
 
 @dataclass
@@ -245,7 +247,7 @@ class _Weighing:
             self.doubts.append(Doubt("winning", f"the winning tile is not set apart: with +{codes[rec.winning]} "
                                      f"{_words(base)}; with {said}: {_words(r)}", ws[0], codes[rec.winning],
                                      codes[ws[0]], None, (_words(base), _words(r)),
-                                     _hand_text(rec.groups, codes, ws[0])))
+                                     _hand_text(rec.groups, codes, ws[0]), ws))
 
     def bonus_apart(self, stray: set[int]) -> None:
         """Flowers and seasons among the tiles set apart from the hand (a player lays them out

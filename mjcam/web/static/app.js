@@ -213,7 +213,9 @@ $("#photo").addEventListener("change", async () => {
     trust = r.trust || null;
     // the tiles a person should look at: read unsurely, or read two ways that would be paid differently
     const doubtful = new Set(reading.needs_confirmation);
-    for (const d of (trust && trust.doubts) || []) if (d.tile !== null && d.tile !== undefined) doubtful.add(d.tile);
+    for (const d of (trust && trust.doubts) || []) {
+      for (const t of d.tiles || [d.tile]) if (t !== null && t !== undefined) doubtful.add(t);
+    }
     reading.needs_confirmation = [...doubtful].sort((a, b) => a - b);
     $("#annotated").src = r.annotated;
     $("#reading").hidden = false;
