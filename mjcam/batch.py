@@ -124,19 +124,23 @@ class Options:
         return {"rules": self.rules, "house": house, "situation": self.flags.situation()}
 
 
-def _same_options(was: dict, now: dict) -> bool:
-    """Whether a record's options are these (a situation recorded before a condition was known to
-    mjcam holds that condition's default)."""
-    def filled(o: dict) -> dict:
-        return {**o, "situation": {**WinFlags().situation(), **(o.get("situation") or {})}}
+def _filled(options: dict) -> dict:
+    """A record's options with the situation complete: a condition the record predates holds its
+    default."""
+    return {**options, "situation": {**WinFlags().situation(), **(options.get("situation") or {})}}
 
-    return filled(was) == filled(now)
+
+def _same_options(was: dict, now: dict) -> bool:
+    """Whether a record's options are these (:func:`_filled`)."""
+    return _filled(was) == _filled(now)
 
 
 def _differences(was: dict, now: dict) -> str:
-    """``seat S there, E here; min_fan 5 there, none here``: where two records' options differ."""
+    """``seat S there, E here; min_fan 5 there, none here``: where two records' options differ
+    (:func:`_filled`: a condition a record predates is no difference)."""
     def flat(d: dict) -> dict:
-        return {"rules": d.get("rules"), **(d.get("house") or {}), **(d.get("situation") or {})}
+        d = _filled(d)
+        return {"rules": d.get("rules"), **(d.get("house") or {}), **d["situation"]}
 
     def said(v) -> str:
         return "none" if v is None else "yes" if v is True else "no" if v is False else str(v)

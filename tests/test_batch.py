@@ -203,3 +203,6 @@ def test_options_recorded_before_a_condition_existed_hold_its_default():
     older = {**now, "situation": {k: v for k, v in now["situation"].items() if k != "ready"}}
     assert _same_options(older, now)
     assert not _same_options({**older, "situation": {**older["situation"], "seat": "S"}}, now)
+    from mjcam.batch import _differences
+
+    assert _differences({**older, "situation": {**older["situation"], "seat": "S"}}, now) == "seat S there, E here"
