@@ -182,17 +182,26 @@ def pack(imgs, labels, sizes, groups, context: int = CONTEXT) -> CropSet:
                    np.array(sizes, np.float32), list(groups))
 
 
+def grown_by() -> str:
+    """The shipped detector's digest (12 characters), whose boxes grow labels of part of a tile to
+    whole tiles (:func:`found_tiles`): what everything made from grown labels is kept under, so
+    that nothing made with another detector's boxes is read again."""
+    from mjcam.models.registry import SHIPPED
+
+    return SHIPPED["detector"].sha256[:12]
+
+
 def found_tiles(records: list, work: str) -> dict[str, list]:
     """The boxes the shipped detector draws round whole tiles in those of ``records``' photos that
     hold a label of part of a tile (``datasets.readers.part_labelled``), by file name; cached in
-    ``work`` under the detector's digest."""
+    ``work`` under the detector's digest (:func:`grown_by`)."""
     import json
 
     from mjcam.models.registry import SHIPPED
     from mjcam.vision.locate import LearnedProposer
 
     shipped = SHIPPED["detector"]
-    file = os.path.join(work, f"found-tiles-{shipped.sha256[:12]}.json")
+    file = os.path.join(work, f"found-tiles-{grown_by()}.json")
     found = {}
     if os.path.exists(file):
         with open(file) as fh:

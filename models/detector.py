@@ -42,11 +42,10 @@ from torch import nn
 from torch.nn import functional as F
 
 from datasets.augment import cast_light, photometric
-from datasets.crops import found_tiles
+from datasets.crops import found_tiles, grown_by
 from datasets.readers import part_labelled, read_yolo, sizes_trusted, whole_labels
 from datasets.splits import split
 from datasets.synthetic import VERSION as SYNTHETIC_VERSION, paste
-from mjcam.models.registry import SHIPPED
 from mjcam.vision.locate import decode, search_settings
 from mjcam.vision.session import ModelError
 from models.backbones import MobileNetV2, pretrained
@@ -741,7 +740,7 @@ def main(argv=None) -> None:
     w, pk = args.work, args.packs
     # a pack a set: HK's, rethink-bonus's (whose sizes --rethink-sizes may set aside), your own
     # the packs of either kind kept apart; grown ones by the digest of the detector whose boxes grew them
-    labels = "parts" if args.part_labels == "untaught" else f"whole-{SHIPPED['detector'].sha256[:12]}"
+    labels = "parts" if args.part_labels == "untaught" else f"whole-{grown_by()}"
     hk_name, rethink_name = f"hk-{args.seed}", f"rethink-{args.seed}-{labels}"
     def found(records):  # the whole tiles of part labels (--part-labels whole), found once here
         return found_tiles(records, w) if args.part_labels == "whole" else None

@@ -25,7 +25,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset, WeightedRandomSampler
 
 from datasets.augment import view
-from datasets.crops import CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives, whole_tiled
+from datasets.crops import (CropSet, crops_from_photos, crops_from_tile_images, drop_tile_like_negatives, grown_by,
+                           whole_tiled)
 from datasets.readers import read_crop_csv, read_yolo
 from datasets.splits import Splits, split
 from mjcam.vision.labels import CLASSES
@@ -86,10 +87,11 @@ def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic
 
     c = CONTEXT
     rethink = (lambda: whole_tiled(s.rethink_train, work)) if whole else (lambda: s.rethink_train)
+    grown = f"-whole-{grown_by()}" if whole else ""  # crops of grown labels kept by the detector that grew them
     parts = [
         drop_tile_like_negatives(cached(os.path.join(work, f"hk-train-{seed}-c{c}.npz"), lambda: crops_from_photos(
             s.hk_train, seed=seed, mirrored=mirrored, context=c))),
-        drop_tile_like_negatives(cached(os.path.join(work, f"rethink-train-{seed}-c{c}{'-whole' if whole else ''}.npz"),
+        drop_tile_like_negatives(cached(os.path.join(work, f"rethink-train-{seed}-c{c}{grown}.npz"),
                                         lambda: crops_from_photos(rethink(), seed=seed, context=c))),
     ]
     cam = os.path.join(data, "camerash-tiles")
