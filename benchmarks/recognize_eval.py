@@ -226,12 +226,6 @@ def _read_in_order(pr: dict, idx) -> list[str]:
 RETHINK = PART_LABELLED_SET
 
 
-def half_labelled(path: str, code: str) -> bool:
-    """Whether the label of a tile of ``code`` in the photo at ``path`` (or a copy of it made here,
-    :func:`_copy_path`, whose name keeps the set's) covers only part of it."""
-    return part_labelled(path, code)
-
-
 def assess(records, preds, merge_duplicates: bool = True) -> dict:
     """The figures of one system. A tile labelled twice (``LabelledImage.tiles``) counts once, and
     where its two labels disagree either code is taken as right; ``merge_duplicates=False`` takes
@@ -251,7 +245,7 @@ def assess(records, preds, merge_duplicates: bool = True) -> dict:
         dets += len(order)
         for i in order:
             box = pr["boxes"][i]
-            ious = [0.0 if used[j] else overlap(box, t[0], half_labelled(rec.path, t[1][0]),
+            ious = [0.0 if used[j] else overlap(box, t[0], part_labelled(rec.path, t[1][0]),
                                                 [o[0] for k, o in enumerate(truth) if k != j])
                     for j, t in enumerate(truth)]
             j = max(range(len(truth)), key=lambda k: ious[k]) if truth else -1
@@ -290,7 +284,7 @@ def assess(records, preds, merge_duplicates: bool = True) -> dict:
 def _copy_path(folder: str, path: str) -> str:
     """Where a JPEG copy of the photo ``path`` goes in ``folder``: named after it, and after
     rethink-bonus where it comes from there, so that its labels of part of a tile are matched as
-    such on the copy too (:func:`half_labelled`)."""
+    such on the copy too (:func:`datasets.readers.part_labelled` reads the set from the name)."""
     name = os.path.basename(path).rsplit(".", 1)[0] + ".jpg"
     return os.path.join(folder, (RETHINK + "-" if RETHINK in path and RETHINK not in name else "") + name)
 

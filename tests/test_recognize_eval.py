@@ -506,12 +506,13 @@ def test_grown_photos_keep_their_labels_on_the_tiles(tmp_path):
 
 
 def test_copies_of_rethink_photos_keep_their_part_labels(tmp_path):
-    from benchmarks.recognize_eval import _copy_path, half_labelled
+    from benchmarks.recognize_eval import _copy_path
+    from datasets.readers import part_labelled
 
     src = "/data/roboflow-rethink-bonus/test/images/IMG_1.png"
     q = _copy_path(str(tmp_path), src)
-    assert q.endswith(".jpg") and half_labelled(q, "F3") and not half_labelled(q, "3m")
-    assert not half_labelled(_copy_path(str(tmp_path), "/data/roboflow-hk-chinese/valid/images/a.jpg"), "F3")
+    assert q.endswith(".jpg") and part_labelled(q, "F3") and not part_labelled(q, "3m")
+    assert not part_labelled(_copy_path(str(tmp_path), "/data/roboflow-hk-chinese/valid/images/a.jpg"), "F3")
     assert _copy_path(str(tmp_path), q) == q  # a copy of a copy is not named twice
 
 
