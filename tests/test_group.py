@@ -308,6 +308,66 @@ def test_a_sure_enough_tiles_alternative_makes_the_win_though_the_tile_is_not_do
     assert g.codes[5] == "6p" and g.needs_confirmation == [] and not any("read as" in n for n in g.notes)
 
 
+def test_a_tile_read_as_a_flower_whose_alternative_makes_the_win_joins_the_hand():
+    # a pictorial 1-bamboo read as a season: 13 tiles and a season, no win
+    codes = ["1s", "1s", "1s"] + WIN[3:]
+    tiles = row(codes, gaps={13})
+    tiles[1] = TileObs(tiles[1].box, "S4", 0.4, [("1s", 0.3), ("S1", 0.2)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[1] == "1s" and 1 in g.needs_confirmation
+    assert g.hand == MeldGrouper()(row(codes, gaps={13})).hand
+    assert "tile 2 read as 1s (not S4) to make a winning hand" in g.notes
+    assert not any(x["kind"] == "bonus" for x in g.groups)  # it joined the concealed tiles
+    assert not any("tiles in the hand where a win has 14" in n for n in g.notes)  # counted with them
+    # under ALT_MIN the reading stays a season, and the hand is said to be a tile short
+    tiles[1] = TileObs(tiles[1].box, "S4", 0.4, [("1s", ALT_MIN - 0.01), ("S1", 0.2)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[1] == "S4" and "S4" in g.hand
+    assert "13 tiles in the hand where a win has 14: a tile may be missed" in " ".join(g.notes)
+    # a flower in a hand that wins as read stays a flower, however likely its alternative
+    tiles = row(WIN + ["F1"], gaps={13, 14})
+    tiles[14] = TileObs(tiles[14].box, "F1", 0.5, [("N", 0.45)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[14] == "F1" and "F1" in g.hand and not any("read as" in n for n in g.notes)
+
+
+def test_a_concealed_tile_whose_alternative_is_a_flower_leaves_the_hand_for_the_bonus_tiles():
+    # a flower read as 9m among the concealed tiles: 15 tiles, no win
+    codes = WIN[:9] + ["9m"] + WIN[9:]
+    tiles = row(codes, gaps={14})
+    tiles[9] = TileObs(tiles[9].box, "9m", 0.5, [("F1", 0.35)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[9] == "F1" and 9 in g.needs_confirmation
+    assert "tile 10 read as F1 (not 9m) to make a winning hand" in g.notes
+    assert [x["tiles"] for x in g.groups if x["kind"] == "bonus"] == [[9]]
+    assert MeldGrouper._wins(g.hand) and "F1" in g.hand.split()
+    # not a flower the hand holds already (a set has one of each)
+    tiles = row(codes + ["F1"], gaps={14, 15})
+    tiles[9] = TileObs(tiles[9].box, "9m", 0.5, [("F1", 0.35)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[9] == "9m" and not any("read as" in n for n in g.notes)
+    # nor the winning tile set apart at the end (the hand has one), nor a tile of a claimed set
+    tiles = row(WIN + ["N"], gaps={14})
+    tiles[14] = TileObs(tiles[14].box, "N", 0.5, [("F2", 0.4)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[14] == "N" and g.winning == 14 and not any("read as" in n for n in g.notes)
+    claimed = ["1m", "2m", "3m", "9m"] + WIN[3:]
+    tiles = row(claimed, gaps={4, 14}, sideways={0})
+    tiles[3] = TileObs(tiles[3].box, "9m", 0.5, [("F3", 0.4)])  # the claimed run 1m 2m 3m 9m makes no set
+    g = MeldGrouper()(tiles)
+    assert g.codes[3] == "9m"
+
+
+def test_a_winning_tile_read_again_as_a_flower_stays_the_winning_tile():
+    # a fifth 9m: the least sure, the winning tile set apart, takes its alternative, a flower
+    codes = ["9m"] * 4 + ["1m", "2m", "3m", "4p", "5p", "6p", "E", "E", "E", "9m"]
+    tiles = row(codes, gaps={13})
+    tiles[13] = TileObs(tiles[13].box, "9m", 0.5, [("F2", 0.4)])
+    g = MeldGrouper()(tiles)  # no hand can be written, and the rules try none with it moved
+    assert g.codes[13] == "F2" and g.winning == 13 and g.hand is None
+    assert not any(13 in x["tiles"] for x in g.groups if x["kind"] == "bonus")
+
+
 def test_a_hand_two_tiles_off_a_win_takes_both_alternatives():
     tiles = row(WIN, gaps={13})
     tiles[1] = TileObs(tiles[1].box, "5m", 0.6, [("2m", 0.3)])

@@ -364,14 +364,18 @@ def _within_limits(groups: list[dict], codes: list[str], change) -> bool:
     return all(count[alt] <= (1 if _is_bonus(alt) else 4) for _, _, alt in change)
 
 
-def _candidates(groups: list[dict], codes: list[str], tiles: list[TileObs], order: list[int]):
+def _candidates(groups: list[dict], codes: list[str], tiles: list[TileObs], order: list[int],
+                winning: int | None = None):
     """The changes the rules may make for a winning hand, likeliest first (the ``FIX_MOST``
-    likeliest): ``(ratio, position, code)`` for each alternative of a hand tile (bonus tiles and
-    concealed kongs aside) that is no bonus tile, given at least ``ALT_MIN`` and at least
-    ``FIX_RATIO`` times the probability of the code in ``codes`` (``ratio``: the two divided)."""
+    likeliest): ``(ratio, position, code)`` for each alternative of a hand tile (concealed kongs
+    aside) given at least ``ALT_MIN`` and at least ``FIX_RATIO`` times the probability of the code
+    in ``codes`` (``ratio``: the two divided). A tile read as a flower or season may become a tile
+    of the hand (a pictorial 1-bamboo read as a flower, say), and a tile of the hand a flower or
+    season (a concealed tile other than the ``winning`` one); one bonus tile never becomes another
+    (:meth:`MeldGrouper._one_of_each` reads those)."""
     found: dict[tuple[int, str], float] = {}
     for g in groups:
-        if g["kind"] in ("bonus", "concealed_kong"):
+        if g["kind"] == "concealed_kong":
             continue
         for p in g["tiles"]:
             t = tiles[order[p]]
@@ -379,12 +383,40 @@ def _candidates(groups: list[dict], codes: list[str], tiles: list[TileObs], orde
             probs[t.code] = t.confidence  # codes[p] may be an alternative taken already
             now = max(probs.get(codes[p], t.confidence), 1e-6)
             for alt, q in probs.items():
-                if alt == codes[p] or alt not in INDEX or _is_bonus(alt) or _is_bonus(codes[p]):
+                if alt == codes[p] or alt not in INDEX:
+                    continue
+                if _is_bonus(alt) and (_is_bonus(codes[p]) or g["kind"] != "concealed" or p == winning):
                     continue
                 if q >= ALT_MIN and q / now >= FIX_RATIO:
                     found[(p, alt)] = q / now
     ranked = sorted(((r, p, alt) for (p, alt), r in found.items()), key=lambda c: (-c[0], c[1], c[2]))
     return ranked[:FIX_MOST]
+
+
+def _regrouped(groups: list[dict], codes: list[str], winning: int | None) -> list[dict]:
+    """The groups with each concealed or bonus tile in the group its code belongs to: a tile of the
+    bonus group read now as a tile of the hand joins the concealed tiles, a concealed tile read now
+    as a flower or season the bonus tiles (a group left empty goes). The ``winning`` tile stays
+    where it is (read as a flower, it makes no hand)."""
+    out, moved = [], {"bonus": [], "concealed": []}
+    for g in groups:
+        if g["kind"] not in ("bonus", "concealed"):
+            out.append(g)
+            continue
+        other = "concealed" if g["kind"] == "bonus" else "bonus"
+        stay = [p for p in g["tiles"] if (g["kind"] == "bonus") == _is_bonus(codes[p]) or p == winning]
+        moved[other] += [p for p in g["tiles"] if p not in stay]
+        if stay:
+            out.append(dict(g, tiles=stay))
+    for kind, ps in moved.items():
+        if not ps:
+            continue
+        g = next((g for g in out if g["kind"] == kind), None)
+        if g is None:
+            out.append({"tiles": sorted(ps), "melded": False, "kind": kind})
+        else:
+            g["tiles"] = sorted(g["tiles"] + ps)
+    return out
 
 
 class MeldGrouper:
@@ -405,7 +437,7 @@ class MeldGrouper:
         runs = [[pos[i] for i in run] for r in rows_idx for run in _runs(tiles, r)]
         groups, concealed, bonus = _sets(runs, codes, [tiles[i] for i in order], flagged, notes)
         winning, guessed = _winning_tile(runs, codes, concealed, notes)
-        self._bonus_once(bonus, codes, tiles, order, flagged, notes)
+        twice = self._bonus_once(bonus, codes, tiles, order, flagged, notes)
         self._four_at_most(groups, concealed, codes, tiles, order, flagged, notes)
         if bonus:
             groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
@@ -413,22 +445,27 @@ class MeldGrouper:
             groups.append({"tiles": concealed, "melded": False, "kind": "concealed"})
         groups = self._counted(groups, codes, winning, notes)
         hand = self._hand(groups, codes, winning, flagged, tiles, order, notes)
+        count = _count_note(groups)  # (once the hand is read: a bonus tile read as a tile of it counts)
+        if count:
+            notes.append(count)
+        notes += [f"tiles {k + 1} and {p + 1} both read {codes[k]}: a set has one; check them"
+                  for k, p in twice if codes[k] == codes[p]]  # (the fix for a win may have read one again)
         groups.sort(key=lambda g: g["tiles"][0])
         return MeldGuess(order, [[pos[i] for i in r] for r in rows_idx], groups, hand, sorted(flagged),
                          winning, codes, notes, guessed)
 
     def _bonus_once(self, bonus: list[int], codes: list[str], tiles: list[TileObs], order: list[int],
-                    flagged: set[int], notes: list[str]) -> None:
+                    flagged: set[int], notes: list[str]) -> list[tuple[int, int]]:
         """A flower or season read twice (:meth:`_one_of_each`): both tiles flagged, the less sure
-        one given its alternative in ``codes`` where it has one, and a note either way."""
+        one given its alternative in ``codes`` where it has one, with a note. The pairs left read
+        alike, ``(position, position)``, are returned for a note once the hand is read."""
         twice = self._one_of_each(bonus, codes, tiles, order)
         for k, p, alt in twice:
             flagged.update((k, p))  # either reading may be the wrong one
             if alt is not None:
                 notes.append(f"tile {p + 1} read as {alt} (not {codes[p]}): a set has one {codes[p]}")
                 codes[p] = alt
-        notes += [f"tiles {k + 1} and {p + 1} both read {codes[k]}: a set has one; check them"
-                  for k, p, alt in twice if alt is None]
+        return [(k, p) for k, p, alt in twice if alt is None]
 
     @staticmethod
     def _four_at_most(groups: list[dict], concealed: list[int], codes: list[str], tiles: list[TileObs],
@@ -461,16 +498,13 @@ class MeldGrouper:
 
     def _counted(self, groups: list[dict], codes: list[str], winning: int | None, notes: list[str]) -> list[dict]:
         """The groups with four alike in a hand too long taken as concealed kongs laid face up
-        (:meth:`_face_up_kongs`), and a note where the hand's tiles do not add up to a win."""
+        (:meth:`_face_up_kongs`)."""
         extra = _hand_count(groups)[0] - HAND_TILES
         if extra > 0:
             kongs = self._face_up_kongs(groups, codes, winning, extra)
             if kongs:
                 groups, faces = kongs
                 notes += [f"four {c} in the concealed part taken as a concealed kong laid face up" for c in faces]
-        count = _count_note(groups)
-        if count:
-            notes.append(count)
         return groups
 
     def _hand(self, groups: list[dict], codes: list[str], winning: int | None, flagged: set[int],
@@ -494,6 +528,7 @@ class MeldGrouper:
             codes[p] = alt
         flagged.update(p for c in [change] + close for _, p, _ in c)
         notes += close_notes
+        groups[:] = _regrouped(groups, codes, winning)  # a bonus tile read as a tile of the hand joins it, and back
         for g in groups:  # a claimed set changed may be another kind of set now
             if g["melded"] and g["kind"] not in ("bonus", "concealed", "concealed_kong"):
                 g["kind"] = _set_kind([codes[p] for p in g["tiles"]]) or g["kind"]
@@ -523,6 +558,8 @@ class MeldGrouper:
                 if kind is None:
                     return None
                 melds.append(Meld(kind, tuple(sorted(INDEX[c] for c in cs)), concealed=False))
+        if winning is not None and _is_bonus(codes[winning]):
+            return None  # a flower or season is never the winning tile
         win = INDEX[codes[winning]] if winning is not None and codes[winning] in INDEX else None
         hand = Hand(tuple(sorted(concealed)), tuple(melds), tuple(sorted(bonus)), win)
         return format_hand(hand)
@@ -585,13 +622,14 @@ class MeldGrouper:
         """The winning readings within reach, likeliest first: ``(likelihood ratio, change)``, a
         change being one or, where none wins, two :func:`_candidates` on different tiles (its ratio
         the product of theirs) that bring no code over what a set has (:func:`_within_limits`)."""
-        candidates = _candidates(groups, codes, tiles, order)
+        candidates = _candidates(groups, codes, tiles, order, winning)
         for size in (1, 2):
             found = []
             for change in itertools.combinations(candidates, size):
                 if len({p for _, p, _ in change}) < size or not _within_limits(groups, codes, change):
                     continue
-                text = self._write(groups, _changed(codes, change), winning)
+                trial = _changed(codes, change)
+                text = self._write(_regrouped(groups, trial, winning), trial, winning)
                 if text and self._wins(text):
                     found.append((math.prod(r for r, _, _ in change), change))
             if found:
