@@ -213,6 +213,30 @@ def test_stray_tiles_behind_the_hand_are_kept_apart():
     assert sorted(hand) == list(range(17)) and stray == []
 
 
+def test_a_box_far_longer_than_the_tiles_beside_it_is_no_tile_of_the_hand():
+    from mjcam.vision.group import ODD_SIZE, hand_and_strays
+
+    row = [TileObs((10 + 30 * i, 200, 38 + 30 * i, 240), "1m") for i in range(13)]
+    wall = TileObs((400, 195, 400 + 2 * 40, 240), "Wd")  # a blurred wall at the row's end, twice as long
+    hand, stray = hand_and_strays(row + [wall])
+    assert sorted(hand) == list(range(13)) and stray == [13]
+    hand, stray = hand_and_strays(row + [wall] + [TileObs((50, 20, 78, 60), "5p")])  # with a second row too
+    assert sorted(hand) == list(range(13)) and 13 in stray
+    # a tile lying sideways in a claimed set is as long as one standing: it stays
+    sideways = TileObs((400, 212, 440, 240), "2m", orientation="sideways")
+    hand, stray = hand_and_strays(row + [sideways])
+    assert sorted(hand) == list(range(14)) and stray == []
+    # a row receding from the camera grows along its length, each tile a little longer than the last
+    grow, x = [], 10.0
+    for i in range(14):
+        w, h = 28 * 1.08 ** i, 40 * 1.08 ** i
+        grow.append(TileObs((x, 240 - h, x + w, 240), "1m"))
+        x += w + 2
+    assert grow[-1].box[3] - grow[-1].box[1] > ODD_SIZE * 40  # the last is far longer than the first
+    hand, stray = hand_and_strays(grow)
+    assert sorted(hand) == list(range(14)) and stray == []
+
+
 def test_a_hand_in_two_rows_photographed_from_the_player_s_side_keeps_its_larger_front_row():
     from mjcam.vision.group import hand_and_strays
 
@@ -496,6 +520,16 @@ def test_tiles_set_apart_are_listed_with_the_strays_and_leave_the_hand_as_it_is(
     assert "4 tile(s) away from the hand (behind it, or a wall) are left out of it" in notes
     assert "1 tile(s) cut off by the edge of the photo are left out of the hand" in notes
     assert any(n.startswith("1 tile(s) that neither the detector nor the reader is sure of") for n in notes)
+    # a box at the row's end twice as long as the tiles beside it: left out as too large
+    big = Obs((31 * 14, -40, 31 * 14 + 80, 40), "Wd")
+    grouped = grouper(LaidOutTiles(row + [big] + wall, wide=False, down=None))
+    assert grouped.guess.hand == alone.guess.hand and grouped.apart == {14: "too large"}
+    tiles = [TileRead(o.code, 0.9, o.box) for o in row + [big] + wall]
+    listed = [tiles[i] for i in grouped.order]
+    groups, notes = HandProposer._groups(listed, grouped)
+    strays = {g["why"]: [listed[p].code for p in g["tiles"]] for g in groups if g["kind"] == "stray"}
+    assert strays == {"away": ["back"] * 4, "too large": ["Wd"]}
+    assert any(n.startswith("1 tile(s) far larger than the tiles beside them") for n in notes)
 
 
 def test_the_layout_sets_apart_a_tile_the_photos_edge_cuts_off_and_has_a_cut_tile_read_surely_checked():

@@ -45,6 +45,8 @@ NEAR_ROW = 1.6
 #: flowers and seasons laid out in a row of their own this near a row of the hand (in its tile
 #: widths) are the hand's (see hand_and_strays)
 BONUS_REACH = 4.0
+#: a box this many times as long as the tiles beside it is no tile of the hand (see hand_and_strays)
+ODD_SIZE = 1.5
 # an alternative the classifier gives less than this is never put in a reading's place by the rules
 # (a bonus tile read twice, a hand that does not win): chosen on the held-out photos (models/EXPERIMENTS.md)
 ALT_MIN = 0.15
@@ -163,12 +165,13 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
     side, shows its front row larger (a row mostly face down, a wall, does not). Flowers and
     seasons of a row within ``BONUS_REACH`` tile widths of a row kept, and no further to either
     side of the hand, join the hand too (a player lays them out behind or beside it), the other
-    tiles of their row not, nor a flower or season the hand holds already.
-    Everything else is stray.
+    tiles of their row not, nor a flower or season the hand holds already. A box far longer than
+    the tiles beside it (:func:`_odd_sized`) is no tile of the hand. Everything else is stray.
     """
     rows = reading_order(tiles)
     if len(rows) <= 1:
-        return [i for r in rows for i in r], []
+        odd = _odd_sized(tiles, rows, rows[0]) if rows else set()
+        return [i for r in rows for i in r if i not in odd], [i for r in rows for i in r if i in odd]
 
     def size(row):
         return sorted(tiles[i].short for i in row)[len(row) // 2]
@@ -217,9 +220,40 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
             if _is_bonus(tiles[i].code) and tiles[i].code not in held and left <= x <= right:
                 held.add(tiles[i].code)
                 bonus.add(i)
-    hand = [i for r in rows for i in r if any(r is k for k in kept) or i in bonus]
-    stray = [i for r in rows for i in r if not any(r is k for k in kept) and i not in bonus]
+    odd = _odd_sized(tiles, rows, main)
+    hand = [i for r in rows for i in r if (any(r is k for k in kept) or i in bonus) and i not in odd]
+    stray = [i for r in rows for i in r if not (any(r is k for k in kept) or i in bonus) or i in odd]
     return hand, stray
+
+
+def odd_sized(tiles: list[TileObs]) -> set[int]:
+    """The tiles :func:`hand_and_strays` leaves out as far longer than the tiles beside them."""
+    rows = reading_order(tiles)
+    return _odd_sized(tiles, rows, max(rows, key=len)) if rows else set()
+
+
+def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> set[int]:
+    """The tiles whose long side is over ``ODD_SIZE`` times the median long side of their
+    neighbours in their row (up to two on either side), or of the ``main`` row's tiles for a row of
+    fewer than three: a wall or a marker read as a tile, a tile taken whole with its reflection.
+    A tile lying sideways is as long as one standing, and neighbours in a row seen at a slant
+    differ far less."""
+    def long(i: int) -> float:
+        b = tiles[i].box
+        return max(b[2] - b[0], b[3] - b[1])
+
+    def median(idx) -> float:
+        v = sorted(long(i) for i in idx)
+        return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+    whole = median(main) if len(main) >= 3 else 0.0
+    out = set()
+    for r in rows:
+        for k, i in enumerate(r):
+            ref = median(r[max(0, k - 2):k] + r[k + 1:k + 3]) if len(r) >= 3 else whole
+            if ref and long(i) > ODD_SIZE * ref:
+                out.add(i)
+    return out
 
 
 def _runs(tiles: list[TileObs], row: list[int]) -> list[list[int]]:

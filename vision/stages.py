@@ -28,10 +28,10 @@ import numpy as np
 from mjcam.scoring.tiles import DRAGONS
 
 from .classify import LOW_CONFIDENCE, TileClassifier
-from .group import MeldGrouper, MeldGuess, TileObs, hand_and_strays, reading_order
+from .group import MeldGrouper, MeldGuess, TileObs, hand_and_strays, odd_sized, reading_order
 from .io import ImageError, load_photo
 from .labels import BACK, NOT_A_TILE
-from .layout import (AWAY, CUT, DOUBTED, FRAME_NOTES, TOPS, UP_MIN_TILES, cut_off, hand_frame, holes,
+from .layout import (AWAY, CUT, DOUBTED, FRAME_NOTES, ODD, TOPS, UP_MIN_TILES, cut_off, hand_frame, holes,
                      orientations, outlined, photo_order, read_twice_out, reordered, set_apart, shows_table,
                      spanners_out, straddlers_out, up_decision)
 from .light import balanced, brightened, relit
@@ -440,11 +440,12 @@ class HandGrouper:
         tiles = laid.tiles
         judged = [i for i in range(len(tiles)) if i not in laid.apart]
         hand, stray = hand_and_strays([tiles[i] for i in judged])
+        odd = {judged[i] for i in odd_sized([tiles[i] for i in judged])}
         hand, stray = [judged[i] for i in hand], [judged[i] for i in stray] + sorted(laid.apart)
         guess = self.melds([tiles[i] for i in hand])
         guess.order = [hand[i] for i in guess.order]
         strays = [stray[i] for r in reading_order([tiles[i] for i in stray]) for i in r]
-        return GroupedHand(guess, strays, apart=dict(laid.apart))
+        return GroupedHand(guess, strays, apart={**{i: ODD for i in odd}, **laid.apart})
 
 
 # ---------------------------------------------------------------- propose
@@ -513,6 +514,8 @@ class HandProposer:
         why = [grouped.apart.get(i, AWAY) for i in grouped.strays]
         for reason, note in ((AWAY, "away from the hand (behind it, or a wall) are left out of it"),
                              (CUT, "cut off by the edge of the photo are left out of the hand"),
+                             (ODD, ("far larger than the tiles beside them (a wall, a marker, a tile with its "
+                                    "reflection) are left out of the hand")),
                              (DOUBTED, ("that neither the detector nor the reader is sure of (perhaps no tile at "
                                         "all) are left out of the hand"))):
             where = [first + k for k, w in enumerate(why) if w == reason]
