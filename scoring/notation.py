@@ -280,12 +280,15 @@ def _parse_full(text: str, waiting: bool) -> Hand:
     bonus = tuple(sorted(t[0] for t in tokens if t[0] >= 34))
     kongs = sum(1 for m in melds if m.kind == "kong")
     size = len(concealed) + 3 * len(melds)
+    # with kongs the count asked for is not 13 or 14: say what it is
+    need = f" (with {kongs} kong{'s' if kongs > 1 else ''}, {{}} are needed)" if kongs else ""
     if waiting:
         if wins:
             raise NotationError("a waiting hand has no winning tile", "+" + wins[0][1], wins[0][2] - 1)
         if size != 13:
             raise NotationError(
-                f"a waiting hand has 13 tiles plus one per kong, bonus tiles aside; this one has {size + kongs} in",
+                f"a waiting hand has 13 tiles plus one per kong, bonus tiles aside; this one has {size + kongs}"
+                f"{need.format(13 + kongs)} in",
                 *_whole(text))
         return Hand(concealed, tuple(melds), bonus, None)
     if not wins and len(bonus) < 7:
@@ -293,7 +296,8 @@ def _parse_full(text: str, waiting: bool) -> Hand:
     expected = (13, 14) if not wins else (14,)
     if size not in expected:
         raise NotationError(
-            f"a winning hand has 14 tiles plus one per kong, bonus tiles aside; this one has {size + kongs} in",
+            f"a winning hand has 14 tiles plus one per kong, bonus tiles aside; this one has {size + kongs}"
+                f"{need.format(14 + kongs)} in",
             *_whole(text))
     return Hand(concealed, tuple(melds), bonus, wins[0][0] if wins else None)
 

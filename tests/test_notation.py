@@ -141,3 +141,16 @@ def test_instant_bonus_win_has_no_winning_tile():
 def test_not_text():
     with pytest.raises(NotationError):
         parse_hand(None)  # type: ignore[arg-type]
+
+
+def test_a_hand_of_the_wrong_size_says_how_many_tiles_it_has_and_how_many_its_kongs_need():
+    with pytest.raises(NotationError) as e:
+        parse_hand("[555p] [456p] 8p 23s +8p")
+    assert "this one has 10 in" in str(e.value) and "needed" not in str(e.value)
+    with pytest.raises(NotationError) as e:
+        parse_hand("[555p] [4444s] [456p] 8p 23s S1 S4 +8p")  # 14 with a kong: 15 are needed
+    assert "this one has 14 (with 1 kong, 15 are needed) in" in str(e.value)
+    with pytest.raises(NotationError) as e:
+        parse_hand("[4444s] [1111p] 123m 8p", waiting=True)
+    assert "a waiting hand has 13 tiles plus one per kong" in str(e.value)
+    assert "this one has 12 (with 2 kongs, 15 are needed) in" in str(e.value)
