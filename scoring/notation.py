@@ -282,6 +282,7 @@ def _parse_full(text: str, waiting: bool) -> Hand:
     size = len(concealed) + 3 * len(melds)
     # with kongs the count asked for is not 13 or 14: say what it is
     need = f" (with {kongs} kong{'s' if kongs > 1 else ''}, {{}} are needed)" if kongs else ""
+    fourteen = f"{14 + kongs}" if wins else f"{13 + kongs} or {14 + kongs}"  # (no winning tile: 7+ bonus)
     if waiting:
         if wins:
             raise NotationError("a waiting hand has no winning tile", "+" + wins[0][1], wins[0][2] - 1)
@@ -297,7 +298,7 @@ def _parse_full(text: str, waiting: bool) -> Hand:
     if size not in expected:
         raise NotationError(
             f"a winning hand has 14 tiles plus one per kong, bonus tiles aside; this one has {size + kongs}"
-                f"{need.format(14 + kongs)} in",
+            f"{need.format(fourteen)} in",
             *_whole(text))
     return Hand(concealed, tuple(melds), bonus, wins[0][0] if wins else None)
 

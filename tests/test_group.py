@@ -235,6 +235,29 @@ def test_a_box_far_longer_than_the_tiles_beside_it_is_no_tile_of_the_hand():
     assert grow[-1].box[3] - grow[-1].box[1] > ODD_SIZE * 40  # the last is far longer than the first
     hand, stray = hand_and_strays(grow)
     assert sorted(hand) == list(range(14)) and stray == []
+    # two walls side by side at the row's end: both go
+    walls = [TileObs((400, 195, 480, 240), "Wd"), TileObs((482, 195, 562, 240), "Wd")]
+    hand, stray = hand_and_strays(row + walls)
+    assert sorted(hand) == list(range(13)) and sorted(stray) == [13, 14]
+
+
+def test_only_a_tile_that_would_be_the_hands_is_too_large_and_off_the_row_it_is_judged_by_its_shape():
+    from mjcam.vision.group import hand_strays_too_large
+
+    row = [TileObs((10 + 30 * i, 200, 38 + 30 * i, 240), "1m") for i in range(13)]
+    # behind a whole hand, another player's row with one long box: its tiles are away, none too large
+    whole = row + [TileObs((400, 200, 428, 240), "2m")]
+    other = [TileObs((10 + 30 * i, 20, 38 + 30 * i, 60), "5p") for i in range(5)] + [TileObs((160, 20, 240, 60), "Wd")]
+    hand, stray, large = hand_strays_too_large(whole + other)
+    assert sorted(hand) == list(range(14)) and sorted(stray) == list(range(14, 20)) and large == []
+    # a flower laid alone just in front, nearer the camera: 1.55 times as large every way, it joins
+    near = TileObs((200, 260, 200 + 1.55 * 28, 260 + 1.55 * 40), "F1")
+    hand, stray, large = hand_strays_too_large(row + [near])
+    assert 13 in hand and large == []
+    # a dealer's marker as wide as a tile is tall, as tall as a tile is wide, 1.55 times long: too large
+    marker = TileObs((200, 250, 200 + 1.55 * 40, 278), "S1")
+    hand, stray, large = hand_strays_too_large(row + [marker])
+    assert 13 not in hand and large == [13]
 
 
 def test_a_hand_in_two_rows_photographed_from_the_player_s_side_keeps_its_larger_front_row():
@@ -382,14 +405,45 @@ def test_a_concealed_tile_whose_alternative_is_a_flower_leaves_the_hand_for_the_
     assert g.codes[3] == "9m"
 
 
-def test_a_winning_tile_read_again_as_a_flower_stays_the_winning_tile():
-    # a fifth 9m: the least sure, the winning tile set apart, takes its alternative, a flower
-    codes = ["9m"] * 4 + ["1m", "2m", "3m", "4p", "5p", "6p", "E", "E", "E", "9m"]
+def test_a_tile_read_a_fifth_time_never_takes_a_flower_for_its_alternative():
+    codes = ["9m"] * 4 + ["1m", "2m", "3m", "4p", "5p", "6p", "E", "E", "E", "9m", "F2"]
+    tiles = row(codes, gaps={13, 14})
+    tiles[13] = TileObs(tiles[13].box, "9m", 0.5, [("F2", 0.4)])  # F2 is held: a second would be no set
+    g = MeldGrouper()(tiles)
+    assert g.codes[13] == "9m" and 13 in g.needs_confirmation and g.hand.count("F2") == 1
+    assert "5 tiles read 9m: a set has four; check them" in g.notes
+
+
+def test_the_winning_tile_set_apart_stays_where_it_is_when_tiles_move_between_concealed_and_bonus():
+    from mjcam.vision.group import _regrouped
+
+    groups = [{"tiles": [0, 1, 2], "melded": False, "kind": "concealed"},
+              {"tiles": [3], "melded": False, "kind": "bonus"}]
+    codes = ["1m", "F1", "E", "2m"]  # tile 1 now a flower, tile 3 a tile of the hand
+    out = _regrouped(groups, codes, None)
+    assert {g["kind"]: g["tiles"] for g in out} == {"concealed": [0, 2, 3], "bonus": [1]}
+    out = _regrouped(groups, ["1m", "2m", "F1", "F3"], 2)  # tile 2, the winning tile, stays concealed
+    assert {g["kind"]: g["tiles"] for g in out} == {"concealed": [0, 1, 2], "bonus": [3]}
+    assert groups[0]["tiles"] == [0, 1, 2]  # the groups given are left as they were
+
+
+def test_a_lone_tile_at_the_end_read_as_a_flower_is_the_winning_tile_once_read_as_a_tile():
+    codes = WIN[:13] + ["N"]
     tiles = row(codes, gaps={13})
-    tiles[13] = TileObs(tiles[13].box, "9m", 0.5, [("F2", 0.4)])
-    g = MeldGrouper()(tiles)  # no hand can be written, and the rules try none with it moved
-    assert g.codes[13] == "F2" and g.winning == 13 and g.hand is None
-    assert not any(13 in x["tiles"] for x in g.groups if x["kind"] == "bonus")
+    tiles[13] = TileObs(tiles[13].box, "F1", 0.5, [("N", 0.4)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[13] == "N" and g.winning == 13 and not g.winning_guessed
+    assert g.hand == MeldGrouper()(row(codes, gaps={13})).hand
+    assert not any(n.startswith("no tile set apart as the winning tile") for n in g.notes)
+
+
+def test_a_proposed_winning_tile_read_as_a_flower_gives_way_to_the_tile_before_it():
+    # no tile set apart: the last concealed tile is proposed as the winning tile, and is a flower
+    tiles = row(WIN + ["9m"])
+    tiles[14] = TileObs(tiles[14].box, "9m", 0.5, [("F1", 0.4)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[14] == "F1" and "F1" in g.hand.split() and MeldGrouper._wins(g.hand)
+    assert g.winning == 13 and g.winning_guessed and g.hand.endswith("+N")
 
 
 def test_a_hand_two_tiles_off_a_win_takes_both_alternatives():
@@ -521,7 +575,7 @@ def test_tiles_set_apart_are_listed_with_the_strays_and_leave_the_hand_as_it_is(
     assert "1 tile(s) cut off by the edge of the photo are left out of the hand" in notes
     assert any(n.startswith("1 tile(s) that neither the detector nor the reader is sure of") for n in notes)
     # a box at the row's end twice as long as the tiles beside it: left out as too large
-    big = Obs((31 * 14, -40, 31 * 14 + 80, 40), "Wd")
+    big = Obs((31 * 14, 0, 31 * 14 + 80, 40), "Wd")
     grouped = grouper(LaidOutTiles(row + [big] + wall, wide=False, down=None))
     assert grouped.guess.hand == alone.guess.hand and grouped.apart == {14: "too large"}
     tiles = [TileRead(o.code, 0.9, o.box) for o in row + [big] + wall]
@@ -529,7 +583,7 @@ def test_tiles_set_apart_are_listed_with_the_strays_and_leave_the_hand_as_it_is(
     groups, notes = HandProposer._groups(listed, grouped)
     strays = {g["why"]: [listed[p].code for p in g["tiles"]] for g in groups if g["kind"] == "stray"}
     assert strays == {"away": ["back"] * 4, "too large": ["Wd"]}
-    assert any(n.startswith("1 tile(s) far larger than the tiles beside them") for n in notes)
+    assert any(n.startswith("1 tile(s) far longer than the tiles beside them") for n in notes)
 
 
 def test_the_layout_sets_apart_a_tile_the_photos_edge_cuts_off_and_has_a_cut_tile_read_surely_checked():

@@ -14,16 +14,21 @@ orientation; no image and no model is needed, so the heuristics run alone in tes
   or season read twice is a misread — the less sure reading takes its likeliest bonus
   alternative not read yet, and both tiles are flagged.
 - A set has four of each tile: a tile read a fifth time is a misread — the least sure of them
-  takes its likeliest alternative of which fewer than four are read (or all are flagged).
+  takes its likeliest alternative (no flower or season) of which fewer than four are read (or
+  all are flagged).
 - A lone tile at the end of the last row is the winning tile; otherwise the last concealed tile
   is proposed (not flagged: :mod:`vision.trust` asks whether another choice changes the score).
 - The rules help: when the hand is no win, the readings within reach are weighed — each hand
-  tile's alternatives (bonus tiles and concealed kongs aside) given at least ``ALT_MIN`` and at
-  least ``FIX_RATIO`` times its reading, one change and, where none wins, two on different tiles
-  (the ``FIX_MOST`` likeliest changes) — and the likeliest that wins without a fifth of a tile or a
-  second of a flower or season is proposed, each tile changed flagged with a note. Another winning
+  tile's alternatives (concealed kongs aside) given at least ``ALT_MIN`` and at least
+  ``FIX_RATIO`` times its reading, one change and, where none wins, two on different tiles (the
+  ``FIX_MOST`` likeliest changes); a flower or season may be read as a tile of the hand and a
+  concealed tile as a flower or season, each then moving to its group — and the likeliest that
+  wins without a fifth of a tile or a second of a flower or season is proposed, each tile changed
+  flagged with a note (a winning tile that was only proposed is chosen again). Another winning
   reading nearly as likely (``FIX_CLOSE``) has its tiles flagged too. Doubtful tiles are always
   flagged, never silently guessed.
+- Strays: tiles away from the hand's rows, and boxes far longer than the tiles beside them (a
+  wall or a marker read as a tile), are left out of the hand (:func:`hand_strays_too_large`).
 """
 
 from __future__ import annotations
@@ -152,7 +157,16 @@ def reading_order(tiles: list[TileObs], frame: tuple[float, list[float], list[fl
 
 
 def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
-    """Input indices of the hand and of stray tiles (loose tiles lying behind the hand, a wall).
+    """Input indices of the hand and of stray tiles (loose tiles lying behind the hand, a wall,
+    and boxes too large to be tiles of the hand): see :func:`hand_strays_too_large`."""
+    hand, stray, large = hand_strays_too_large(tiles)
+    return hand, stray + large
+
+
+def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], list[int]]:
+    """Input indices of the hand, of stray tiles (loose tiles lying behind the hand, a wall), and of
+    the tiles that would be the hand's but for a box far longer than the tiles beside it
+    (:func:`_odd_sized`: a wall or a marker read as a tile), each in reading order.
 
     The hand is the row with most tiles, any row of three or more tiles of about its size, and
     tiles of about its size lying within two tile heights of a row already kept (a bonus tile or
@@ -165,13 +179,12 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
     side, shows its front row larger (a row mostly face down, a wall, does not). Flowers and
     seasons of a row within ``BONUS_REACH`` tile widths of a row kept, and no further to either
     side of the hand, join the hand too (a player lays them out behind or beside it), the other
-    tiles of their row not, nor a flower or season the hand holds already. A box far longer than
-    the tiles beside it (:func:`_odd_sized`) is no tile of the hand. Everything else is stray.
+    tiles of their row not, nor a flower or season the hand holds already. Everything else is stray.
     """
     rows = reading_order(tiles)
     if len(rows) <= 1:
         odd = _odd_sized(tiles, rows, rows[0]) if rows else set()
-        return [i for r in rows for i in r if i not in odd], [i for r in rows for i in r if i in odd]
+        return [i for r in rows for i in r if i not in odd], [], [i for r in rows for i in r if i in odd]
 
     def size(row):
         return sorted(tiles[i].short for i in row)[len(row) // 2]
@@ -220,37 +233,36 @@ def hand_and_strays(tiles: list[TileObs]) -> tuple[list[int], list[int]]:
             if _is_bonus(tiles[i].code) and tiles[i].code not in held and left <= x <= right:
                 held.add(tiles[i].code)
                 bonus.add(i)
-    odd = _odd_sized(tiles, rows, main)
-    hand = [i for r in rows for i in r if (any(r is k for k in kept) or i in bonus) and i not in odd]
-    stray = [i for r in rows for i in r if not (any(r is k for k in kept) or i in bonus) or i in odd]
-    return hand, stray
-
-
-def odd_sized(tiles: list[TileObs]) -> set[int]:
-    """The tiles :func:`hand_and_strays` leaves out as far longer than the tiles beside them."""
-    rows = reading_order(tiles)
-    return _odd_sized(tiles, rows, max(rows, key=len)) if rows else set()
+    ours = {i for r in rows for i in r if any(r is k for k in kept) or i in bonus}
+    odd = _odd_sized(tiles, rows, main) & ours
+    return ([i for r in rows for i in r if i in ours and i not in odd],
+            [i for r in rows for i in r if i not in ours], [i for r in rows for i in r if i in odd])
 
 
 def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> set[int]:
-    """The tiles whose long side is over ``ODD_SIZE`` times the median long side of their
-    neighbours in their row (up to two on either side), or of the ``main`` row's tiles for a row of
-    fewer than three: a wall or a marker read as a tile, a tile taken whole with its reflection.
-    A tile lying sideways is as long as one standing, and neighbours in a row seen at a slant
-    differ far less."""
+    """The tiles whose long side is over ``ODD_SIZE`` times the (lower) median long side of their
+    neighbours in their row (up to two on either side): a wall or a marker read as a tile, a tile
+    taken whole with its reflection. A tile lying sideways is as long as one standing, and
+    neighbours in a row seen at a slant differ far less. A tile of a row of fewer than three is
+    measured against the ``main`` row's tiles, and there by its shape: a flower laid nearer the
+    camera is larger every way, a marker or a wall longer only."""
     def long(i: int) -> float:
         b = tiles[i].box
         return max(b[2] - b[0], b[3] - b[1])
 
-    def median(idx) -> float:
-        v = sorted(long(i) for i in idx)
-        return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+    def lower_median(values) -> float:
+        v = sorted(values)
+        return v[(len(v) - 1) // 2]
 
-    whole = median(main) if len(main) >= 3 else 0.0
+    whole = lower_median(long(i) for i in main) if len(main) >= 3 else 0.0
+    short = lower_median(tiles[i].short for i in main) if len(main) >= 3 else 0.0
     out = set()
     for r in rows:
         for k, i in enumerate(r):
-            ref = median(r[max(0, k - 2):k] + r[k + 1:k + 3]) if len(r) >= 3 else whole
+            if len(r) >= 3:
+                ref = lower_median(long(j) for j in r[max(0, k - 2):k] + r[k + 1:k + 3])
+            else:  # nearer the camera, a tile's short side grows as much as its long side
+                ref = whole * max(1.0, tiles[i].short / short) if whole else 0.0
             if ref and long(i) > ODD_SIZE * ref:
                 out.add(i)
     return out
@@ -355,6 +367,9 @@ def _sets(runs: list[list[int]], codes: list[str], seen: list[TileObs], flagged:
     return groups, concealed, bonus
 
 
+NO_WINNING_TILE = "no tile set apart as the winning tile"
+
+
 def _winning_tile(runs: list[list[int]], codes: list[str], concealed: list[int],
                   notes: list[str]) -> tuple[int | None, bool]:
     """The winning tile's position and whether it is guessed: a lone concealed tile set apart at
@@ -366,7 +381,7 @@ def _winning_tile(runs: list[list[int]], codes: list[str], concealed: list[int],
     if len(lone) == 1 and lone[0] in concealed and len(tile_runs) > 1:
         return lone[0], False
     if concealed:
-        notes.append("no tile set apart as the winning tile: the last concealed tile is proposed")
+        notes.append(NO_WINNING_TILE + ": the last concealed tile is proposed")
         return concealed[-1], True
     return None, False
 
@@ -478,7 +493,7 @@ class MeldGrouper:
         if concealed:
             groups.append({"tiles": concealed, "melded": False, "kind": "concealed"})
         groups = self._counted(groups, codes, winning, notes)
-        hand = self._hand(groups, codes, winning, flagged, tiles, order, notes)
+        hand, winning, guessed = self._hand(groups, codes, (winning, guessed), runs, flagged, tiles, order, notes)
         count = _count_note(groups)  # (once the hand is read: a bonus tile read as a tile of it counts)
         if count:
             notes.append(count)
@@ -517,8 +532,8 @@ class MeldGrouper:
         for code in [c for c, n in count.items() if n > 4 and c in INDEX]:
             mine = sorted((p for p in positions if codes[p] == code), key=lambda p: tiles[order[p]].confidence)
             for p in mine[:count[code] - 4]:
-                alts = [(c, q) for c, q in tiles[order[p]].alternatives
-                        if c in INDEX and c != code and count.get(c, 0) < 4 and q >= ALT_MIN]
+                alts = [(c, q) for c, q in tiles[order[p]].alternatives  # (a flower: see _fix)
+                        if c in INDEX and not _is_bonus(c) and c != code and count.get(c, 0) < 4 and q >= ALT_MIN]
                 flagged.add(p)
                 if not alts:
                     notes.append(f"{count[code]} tiles read {code}: a set has four; check them")
@@ -541,19 +556,23 @@ class MeldGrouper:
                 notes += [f"four {c} in the concealed part taken as a concealed kong laid face up" for c in faces]
         return groups
 
-    def _hand(self, groups: list[dict], codes: list[str], winning: int | None, flagged: set[int],
-              tiles: list[TileObs], order: list[int], notes: list[str]) -> str | None:
-        """The hand in notation; where it is no win and a reading within reach wins (:meth:`_fix`),
-        the likeliest put in ``codes``, each tile changed flagged with a note; the tiles of another
-        winning reading nearly as likely (``FIX_CLOSE``) flagged too, with a note."""
+    def _hand(self, groups: list[dict], codes: list[str], win: tuple[int | None, bool], runs: list[list[int]],
+              flagged: set[int], tiles: list[TileObs], order: list[int], notes: list[str]):
+        """The hand in notation, the winning tile and whether it is guessed (``win``: as read, from
+        the ``runs``); where the hand is no win and a reading within reach wins (:meth:`_fix`), the
+        likeliest put in ``codes``, each tile changed flagged with a note, and the winning tile
+        chosen again where it was guessed (a lone tile read as a flower at the end may be the
+        winning tile after all); the tiles of another winning reading nearly as likely
+        (``FIX_CLOSE``) flagged too, with a note."""
+        winning, guessed = win
         hand = self._write(groups, codes, winning)
         if hand is not None and self._wins(hand):
-            return hand
-        readings = self._fix(groups, codes, winning, tiles, order)
+            return hand, winning, guessed
+        readings = self._fix(groups, codes, win, runs, tiles, order)
         if not readings:
-            return hand
-        best, change = readings[0]
-        close = [other for ratio, other in readings[1:] if ratio * FIX_CLOSE >= best]
+            return hand, winning, guessed
+        best, change, (won, won_guessed) = readings[0]
+        close = [other for ratio, other, _ in readings[1:] if ratio * FIX_CLOSE >= best]
         close_notes = ["another winning reading is nearly as likely: " + ", ".join(
             f"tile {p + 1} as {alt} (not {codes[p]})" for _, p, alt in other) + "; the tiles of both are flagged, "
             "check them" for other in close]
@@ -562,11 +581,14 @@ class MeldGrouper:
             codes[p] = alt
         flagged.update(p for c in [change] + close for _, p, _ in c)
         notes += close_notes
-        groups[:] = _regrouped(groups, codes, winning)  # a bonus tile read as a tile of the hand joins it, and back
+        # a bonus tile read as a tile of the hand joins it, and back
+        groups[:] = _regrouped(groups, codes, None if guessed else winning)
+        if guessed and not won_guessed:  # the lone tile at the end, read as a flower before
+            notes[:] = [n for n in notes if not n.startswith(NO_WINNING_TILE)]
         for g in groups:  # a claimed set changed may be another kind of set now
             if g["melded"] and g["kind"] not in ("bonus", "concealed", "concealed_kong"):
                 g["kind"] = _set_kind([codes[p] for p in g["tiles"]]) or g["kind"]
-        return self._write(groups, codes, winning)
+        return self._write(groups, codes, won), won, won_guessed
 
     @staticmethod
     def _write(groups: list[dict], codes: list[str], winning: int | None) -> str | None:
@@ -652,20 +674,26 @@ class MeldGrouper:
             out.append((kept[codes[p]], p, alt))
         return out
 
-    def _fix(self, groups, codes, winning, tiles, order) -> list[tuple[float, tuple]]:
-        """The winning readings within reach, likeliest first: ``(likelihood ratio, change)``, a
-        change being one or, where none wins, two :func:`_candidates` on different tiles (its ratio
-        the product of theirs) that bring no code over what a set has (:func:`_within_limits`)."""
-        candidates = _candidates(groups, codes, tiles, order, winning)
+    def _fix(self, groups, codes, win, runs, tiles, order) -> list[tuple[float, tuple, tuple]]:
+        """The winning readings within reach, likeliest first: ``(likelihood ratio, change, (winning
+        tile, guessed))``, a change being one or, where none wins, two :func:`_candidates` on
+        different tiles (its ratio the product of theirs) that bring no code over what a set has
+        (:func:`_within_limits`). A winning tile set apart stays the winning tile; one guessed
+        (``win``) is chosen again from each reading's tiles (:func:`_winning_tile`)."""
+        winning, guessed = win
+        candidates = _candidates(groups, codes, tiles, order, None if guessed else winning)
         for size in (1, 2):
             found = []
             for change in itertools.combinations(candidates, size):
                 if len({p for _, p, _ in change}) < size or not _within_limits(groups, codes, change):
                     continue
                 trial = _changed(codes, change)
-                text = self._write(_regrouped(groups, trial, winning), trial, winning)
+                regrouped = _regrouped(groups, trial, None if guessed else winning)
+                won = (winning, False) if not guessed else _winning_tile(
+                    runs, trial, next((g["tiles"] for g in regrouped if g["kind"] == "concealed"), []), [])
+                text = self._write(regrouped, trial, won[0])
                 if text and self._wins(text):
-                    found.append((math.prod(r for r, _, _ in change), change))
+                    found.append((math.prod(r for r, _, _ in change), change, won))
             if found:
                 return sorted(found, key=lambda f: -f[0])
         return []

@@ -46,7 +46,8 @@ ROWS_ACROSS = 0.8  # a tile's nearest neighbour across this much nearer than its
 #: by the edge (:func:`cut_off`)
 EDGE, CUT_AREA, CUT_SURE, CUT_MIN_SURE = 2.0, 0.6, 0.5, 3
 #: why a tile is left out of the hand (a stray group's ``why``): it lies away from the hand
-#: (:func:`vision.group.hand_and_strays`), the photo's edge cuts it off, or it is doubted (:func:`set_apart`)
+#: (:func:`vision.group.hand_strays_too_large`), the photo's edge cuts it off, it is doubted
+#: (:func:`set_apart`), or its box is far longer than the tiles beside it (too large)
 AWAY, CUT, DOUBTED, ODD = "away", "cut off", "doubted", "too large"
 TWICE_INSIDE = 0.5  # see read_twice_out
 

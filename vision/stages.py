@@ -28,7 +28,7 @@ import numpy as np
 from mjcam.scoring.tiles import DRAGONS
 
 from .classify import LOW_CONFIDENCE, TileClassifier
-from .group import MeldGrouper, MeldGuess, TileObs, hand_and_strays, odd_sized, reading_order
+from .group import MeldGrouper, MeldGuess, TileObs, hand_strays_too_large, reading_order
 from .io import ImageError, load_photo
 from .labels import BACK, NOT_A_TILE
 from .layout import (AWAY, CUT, DOUBTED, FRAME_NOTES, ODD, TOPS, UP_MIN_TILES, cut_off, hand_frame, holes,
@@ -420,7 +420,8 @@ class GroupedHand:
     guess: MeldGuess  # the hand's tiles grouped; its ``order`` in positions of the tiles laid out
     strays: list[int]  # the tiles away from the hand (behind it, a wall) or set apart, in reading order
     elapse: float = 0.0
-    apart: dict[int, str] = field(default_factory=dict)  # LaidOutTiles.apart: the strays set apart, with why
+    #: the strays set apart, with why: LaidOutTiles.apart, and the boxes too large for tiles of the hand
+    apart: dict[int, str] = field(default_factory=dict)
 
     @property
     def order(self) -> list[int]:
@@ -430,7 +431,7 @@ class GroupedHand:
 
 class HandGrouper:
     """``grouper(laid)`` -> :class:`GroupedHand`: the hand told from stray tiles
-    (:func:`vision.group.hand_and_strays`) and grouped into sets (:class:`vision.group.MeldGrouper`)."""
+    (:func:`vision.group.hand_strays_too_large`) and grouped into sets (:class:`vision.group.MeldGrouper`)."""
 
     def __init__(self, config: RecognizerConfig):
         self.melds = MeldGrouper(config.low_confidence)
@@ -439,13 +440,13 @@ class HandGrouper:
     def __call__(self, laid: LaidOutTiles) -> GroupedHand:
         tiles = laid.tiles
         judged = [i for i in range(len(tiles)) if i not in laid.apart]
-        hand, stray = hand_and_strays([tiles[i] for i in judged])
-        odd = {judged[i] for i in odd_sized([tiles[i] for i in judged])}
-        hand, stray = [judged[i] for i in hand], [judged[i] for i in stray] + sorted(laid.apart)
+        hand, stray, large = hand_strays_too_large([tiles[i] for i in judged])
+        large = [judged[i] for i in large]
+        hand, stray = [judged[i] for i in hand], [judged[i] for i in stray] + large + sorted(laid.apart)
         guess = self.melds([tiles[i] for i in hand])
         guess.order = [hand[i] for i in guess.order]
         strays = [stray[i] for r in reading_order([tiles[i] for i in stray]) for i in r]
-        return GroupedHand(guess, strays, apart={**{i: ODD for i in odd}, **laid.apart})
+        return GroupedHand(guess, strays, apart={**{i: ODD for i in large}, **laid.apart})
 
 
 # ---------------------------------------------------------------- propose
@@ -509,12 +510,12 @@ class HandProposer:
             groups.append({"tiles": list(g["tiles"]), "melded": bool(g["melded"]), "kind": g["kind"]})
         notes = list(guess.notes)
         # the strays in a group of their own for each reason, so that a person can put back those
-        # of one (the web page's "not in the hand" buttons): away from the hand, cut off, doubted
+        # of one (the web page's "not in the hand" buttons): away from the hand, cut off, too large, doubted
         first = len(guess.order)
         why = [grouped.apart.get(i, AWAY) for i in grouped.strays]
         for reason, note in ((AWAY, "away from the hand (behind it, or a wall) are left out of it"),
                              (CUT, "cut off by the edge of the photo are left out of the hand"),
-                             (ODD, ("far larger than the tiles beside them (a wall, a marker, a tile with its "
+                             (ODD, ("far longer than the tiles beside them (a wall, a marker, a tile with its "
                                     "reflection) are left out of the hand")),
                              (DOUBTED, ("that neither the detector nor the reader is sure of (perhaps no tile at "
                                         "all) are left out of the hand"))):

@@ -252,7 +252,7 @@ $("#phone").addEventListener("change", () => {
 
 // why tiles were left out of the hand (a stray group's "why"); tap the label to put them in
 const STRAY_WHY = {"cut off": "cut off by the photo's edge", "doubted": "perhaps no tile",
-                   "too large": "larger than a tile"};
+                   "too large": "longer than a tile"};
 
 function renderTiles() {
   const flagged = new Set(reading.needs_confirmation);
