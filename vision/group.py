@@ -240,7 +240,7 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
 
 
 def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> set[int]:
-    """The tiles whose long side is over ``ODD_SIZE`` times the (lower) median long side of their
+    """The tiles whose long side is over ``ODD_SIZE`` times the median long side of their
     neighbours in their row (up to two on either side): a wall or a marker read as a tile, a tile
     taken whole with its reflection. A tile lying sideways is as long as one standing, and
     neighbours in a row seen at a slant differ far less. A tile of a row of fewer than three is
@@ -250,17 +250,17 @@ def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> 
         b = tiles[i].box
         return max(b[2] - b[0], b[3] - b[1])
 
-    def lower_median(values) -> float:
+    def median(values) -> float:
         v = sorted(values)
-        return v[(len(v) - 1) // 2]
+        return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
-    whole = lower_median(long(i) for i in main) if len(main) >= 3 else 0.0
-    short = lower_median(tiles[i].short for i in main) if len(main) >= 3 else 0.0
+    whole = median(long(i) for i in main) if len(main) >= 3 else 0.0
+    short = median(tiles[i].short for i in main) if len(main) >= 3 else 0.0
     out = set()
     for r in rows:
         for k, i in enumerate(r):
             if len(r) >= 3:
-                ref = lower_median(long(j) for j in r[max(0, k - 2):k] + r[k + 1:k + 3])
+                ref = median(long(j) for j in r[max(0, k - 2):k] + r[k + 1:k + 3])
             else:  # nearer the camera, a tile's short side grows as much as its long side
                 ref = whole * max(1.0, tiles[i].short / short) if whole else 0.0
             if ref and long(i) > ODD_SIZE * ref:
