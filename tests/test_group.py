@@ -222,6 +222,10 @@ def test_a_box_far_longer_than_the_tiles_beside_it_is_no_tile_of_the_hand():
     assert sorted(hand) == list(range(13)) and stray == [13]
     hand, stray = hand_and_strays(row + [wall] + [TileObs((50, 20, 78, 60), "5p")])  # with a second row too
     assert sorted(hand) == list(range(13)) and 13 in stray
+    # a tile's box stretched across the row by a logo or its reflection below it: still the tile
+    stretched = TileObs((400, 200, 428, 200 + 1.9 * 40), "2m")
+    hand, stray = hand_and_strays(row + [stretched])
+    assert sorted(hand) == list(range(14)) and stray == []
     # a tile lying sideways in a claimed set is as long as one standing: it stays
     sideways = TileObs((400, 212, 440, 240), "2m", orientation="sideways")
     hand, stray = hand_and_strays(row + [sideways])
@@ -584,7 +588,7 @@ def test_tiles_set_apart_are_listed_with_the_strays_and_leave_the_hand_as_it_is(
     groups, notes = HandProposer._groups(listed, grouped)
     strays = {g["why"]: [listed[p].code for p in g["tiles"]] for g in groups if g["kind"] == "stray"}
     assert strays == {"away": ["back"] * 4, "too large": ["Wd"]}
-    assert any(n.startswith("1 tile(s) far longer than the tiles beside them") for n in notes)
+    assert any(n.startswith("1 tile(s) far longer along the row than the tiles beside them") for n in notes)
 
 
 def test_the_layout_sets_apart_a_tile_the_photos_edge_cuts_off_and_has_a_cut_tile_read_surely_checked():

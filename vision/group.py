@@ -50,7 +50,8 @@ NEAR_ROW = 1.6
 #: flowers and seasons laid out in a row of their own this near a row of the hand (in its tile
 #: widths) are the hand's (see hand_and_strays)
 BONUS_REACH = 4.0
-#: a box this many times as long as the tiles beside it is no tile of the hand (see hand_and_strays)
+#: a box this many times as long along its row as the tiles beside it is no tile of the hand
+#: (see hand_strays_too_large)
 ODD_SIZE = 1.5
 # an alternative the classifier gives less than this is never put in a reading's place by the rules
 # (a bonus tile read twice, a hand that does not win): chosen on the held-out photos (models/EXPERIMENTS.md)
@@ -240,15 +241,19 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
 
 
 def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> set[int]:
-    """The tiles whose long side is over ``ODD_SIZE`` times the median long side of their
-    neighbours in their row (up to two on either side): a wall or a marker read as a tile, a tile
-    taken whole with its reflection. A tile lying sideways is as long as one standing, and
-    neighbours in a row seen at a slant differ far less. A tile of a row of fewer than three is
-    measured against the ``main`` row's tiles, and there by its shape: a flower laid nearer the
-    camera is larger every way, a marker or a wall longer only."""
+    """The tiles whose box is over ``ODD_SIZE`` times as long along the row (as wide: rows run
+    across) as the median long side of their neighbours in their row (up to two on either side): a
+    wall or a marker read as a tile. A tile lying sideways is as wide as one standing is tall, and
+    neighbours in a row seen at a slant differ far less; a tile's box stretched across the row by
+    what lies below it (a logo, its reflection) is still that tile. A tile of a row of fewer than
+    three is measured against the ``main`` row's tiles, and there by its shape: a flower laid
+    nearer the camera is larger every way, a marker or a wall longer only."""
     def long(i: int) -> float:
         b = tiles[i].box
         return max(b[2] - b[0], b[3] - b[1])
+
+    def along(i: int) -> float:
+        return tiles[i].box[2] - tiles[i].box[0]
 
     def median(values) -> float:
         v = sorted(values)
@@ -263,7 +268,7 @@ def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> 
                 ref = median(long(j) for j in r[max(0, k - 2):k] + r[k + 1:k + 3])
             else:  # nearer the camera, a tile's short side grows as much as its long side
                 ref = whole * max(1.0, tiles[i].short / short) if whole else 0.0
-            if ref and long(i) > ODD_SIZE * ref:
+            if ref and along(i) > ODD_SIZE * ref:
                 out.add(i)
     return out
 

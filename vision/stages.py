@@ -515,8 +515,8 @@ class HandProposer:
         why = [grouped.apart.get(i, AWAY) for i in grouped.strays]
         for reason, note in ((AWAY, "away from the hand (behind it, or a wall) are left out of it"),
                              (CUT, "cut off by the edge of the photo are left out of the hand"),
-                             (ODD, ("far longer than the tiles beside them (a wall, a marker, a tile with its "
-                                    "reflection) are left out of the hand")),
+                             (ODD, ("far longer along the row than the tiles beside them (a wall, a marker) "
+                                    "are left out of the hand")),
                              (DOUBTED, ("that neither the detector nor the reader is sure of (perhaps no tile at "
                                         "all) are left out of the hand"))):
             where = [first + k for k, w in enumerate(why) if w == reason]
