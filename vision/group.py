@@ -411,10 +411,10 @@ def _changed(codes: list[str], change) -> list[str]:
     return trial
 
 
-def _within_limits(groups: list[dict], codes: list[str], change) -> bool:
-    """Whether a change brings no code it puts in over what a set has: four of a tile, one of a
-    flower or season."""
-    count = _tally(groups, _changed(codes, change))
+def _within_limits(groups: list[dict], trial: list[str], change) -> bool:
+    """Whether a change (``trial``: the codes with it made) brings no code it puts in over what a
+    set has: four of a tile, one of a flower or season."""
+    count = _tally(groups, trial)
     return all(count[alt] <= (1 if _is_bonus(alt) else 4) for _, _, alt in change)
 
 
@@ -690,9 +690,9 @@ class MeldGrouper:
         for size in (1, 2):
             found = []
             for change in itertools.combinations(candidates, size):
-                if len({p for _, p, _ in change}) < size or not _within_limits(groups, codes, change):
-                    continue
                 trial = _changed(codes, change)
+                if len({p for _, p, _ in change}) < size or not _within_limits(groups, trial, change):
+                    continue
                 regrouped = _regrouped(groups, trial, None if guessed else winning)
                 won = (winning, False) if not guessed else _winning_tile(
                     runs, trial, next((g["tiles"] for g in regrouped if g["kind"] == "concealed"), []), [])
