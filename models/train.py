@@ -34,6 +34,7 @@ from mjcam.vision.preprocess import to_tensor
 
 from .backbones import BACKBONES, pretrained
 from .fitting import Numbered, cached, export_onnx, fit, holdout_batches, view_rng
+from .onnx_io import weights_from_onnx
 
 MEAN = (0.485, 0.456, 0.406)  # ImageNet's, as the backbones were trained with
 STD = (0.229, 0.224, 0.225)
@@ -79,9 +80,12 @@ def mirrored_copies() -> frozenset[str]:
 
 
 def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic_per_code: int,
-                   seed: int, mirrored: frozenset[str], whole: bool = True) -> CropSet:
+                   seed: int, mirrored: frozenset[str], whole: bool = True, glyphs: int = 0) -> CropSet:
     """Context crops of every training photo and crop of the splits ``s`` of ``data`` (cached in
-    ``work``); ``whole``: labels of part of a tile grown to the whole tile (:func:`whole_tiled`)."""
+    ``work``); ``whole``: labels of part of a tile grown to the whole tile (:func:`whole_tiled`);
+    ``glyphs``: that many more faces of each flower and season drawn as a set we have no photos
+    of may draw it (:func:`datasets.bonus_glyphs.glyph_bonus_face`: the name character and a
+    numeral in a Chinese font over a made-up plant), so that the name, not the picture, is learnt."""
     from datasets.synthetic import single_tiles
     from mjcam.scoring.tiles import CODES
 
@@ -101,11 +105,26 @@ def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic
     parts.append(cached(os.path.join(work, f"synthetic-{synthetic_per_code}-{seed}-c{c}.npz"),
                          lambda: single_tiles(list(CODES), per_code=synthetic_per_code, seed=seed, backs=900,
                                               context=c)))
+    if glyphs:
+        parts.append(cached(os.path.join(work, f"glyphs-{glyphs}-{seed}-c{c}.npz"),
+                             lambda: bonus_glyph_tiles(glyphs, seed, c)))
     for k, folder in enumerate(photos):
         recs = [r for sub in ("train", "valid", "") if os.path.isdir(os.path.join(folder, sub, "images"))
                 for r in read_yolo(folder, sub)]
         parts.append(crops_from_photos(recs, seed=seed + k, context=c))
     return CropSet.concat(parts)
+
+
+def bonus_glyph_tiles(per_code: int, seed: int, context: int) -> CropSet:
+    """``per_code`` context crops of each flower and season, every one drawn as name character and
+    numeral in one of the installed Chinese fonts (none installed: an error naming the packages)."""
+    from datasets.bonus_glyphs import NAMES, cjk_fonts
+    from datasets.synthetic import single_tiles
+
+    if not cjk_fonts():
+        raise SystemExit("--glyphs needs a Chinese font: apt-get install fonts-noto-cjk fonts-arphic-ukai "
+                         "fonts-arphic-uming fonts-wqy-zenhei fonts-cwtex-kai")
+    return single_tiles(sorted(NAMES), per_code=per_code, seed=seed + 7919, context=context, glyphs=1.0)
 
 
 def tuning_inputs(s: Splits, size: int, mirrored: frozenset[str], work: str | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -148,9 +167,13 @@ def main(argv=None) -> None:
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--synthetic", type=int, default=15, help="rendered views of each tile (and 900 backs)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--init", help="start from these weights (a .best file of an earlier run) instead of ImageNet's")
+    ap.add_argument("--init", help="start from these weights instead of ImageNet's: a .best file of an earlier run, "
+                                   "or an exported classifier (.onnx, e.g. the shipped one)")
     ap.add_argument("--bonus-weight", type=float, default=1.0,
                     help="draw flowers and seasons this many times as often as class balance alone would")
+    ap.add_argument("--glyphs", type=int, default=0, metavar="N",
+                    help="N more faces of each flower and season drawn as name character and numeral in Chinese "
+                         "fonts over made-up plants (0: none, as the shipped model)")
     ap.add_argument("--part-labels", choices=("whole", "as-labelled"), default="whole",
                     help="rethink-bonus's flowers and seasons, labelled round part of the tile: whole — each grown "
                          "to the whole tile's box as the shipped detector draws it, as the classifier is handed tiles "
@@ -162,7 +185,7 @@ def main(argv=None) -> None:
     a.out = a.out or os.path.join(a.work, "tile_classifier.onnx")
     splits, mirrored = split(a.data, a.seed), mirrored_copies()
     whole = a.part_labels == "whole"
-    crops = training_crops(splits, a.data, a.work, a.photos, a.synthetic, a.seed, mirrored, whole)
+    crops = training_crops(splits, a.data, a.work, a.photos, a.synthetic, a.seed, mirrored, whole, a.glyphs)
     xs, ys = tuning_inputs(splits, a.size, mirrored, a.work if whole else None)
     print(f"{len(crops)} training crops, {len(ys)} tuning tiles", flush=True)
     ds = Views(crops, a.size, a.seed)
@@ -171,14 +194,20 @@ def main(argv=None) -> None:
     loader = DataLoader(ds, batch_size=a.batch, sampler=Numbered(sampler), drop_last=True)
     if a.init:  # an earlier run's weights, head and all: no ImageNet checkpoint needed
         model = BACKBONES[a.backbone](len(CLASSES))
-        model.load_state_dict(torch.load(a.init, map_location="cpu", weights_only=True))
+        if a.init.endswith(".onnx"):  # a shipped file: its batch norms unfolded on views of the training crops
+            calibration = torch.stack([ds[(i, i)][0] for i in np.random.default_rng(a.seed).choice(
+                len(crops), min(len(crops), 256), replace=False)])
+            model.load_state_dict(weights_from_onnx(a.init, model, calibration))
+        else:
+            model.load_state_dict(torch.load(a.init, map_location="cpu", weights_only=True))
     else:
         model = pretrained(a.backbone, len(CLASSES))
     run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
            "seed": a.seed, "photos": a.photos, "init": a.init, "bonus_weight": a.bonus_weight,
-           "part_labels": a.part_labels}
+           "part_labels": a.part_labels, **({"glyphs": a.glyphs} if a.glyphs else {})}
     name = f"{a.backbone}-{a.size}-{a.seed}-{a.epochs}x{a.per_epoch}" + ("-init" if a.init else "") + \
-        (f"-bonus{a.bonus_weight:g}" if a.bonus_weight != 1 else "") + ("-whole" if whole else "")
+        (f"-bonus{a.bonus_weight:g}" if a.bonus_weight != 1 else "") + ("-whole" if whole else "") + \
+        (f"-glyphs{a.glyphs}" if a.glyphs else "")
     ckpt = os.path.join(a.work, name + ".pt")
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys))
     model.eval()
