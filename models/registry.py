@@ -29,7 +29,7 @@ class Shipped:
 
 
 SHIPPED: dict[str, Shipped] = {m.name: m for m in (
-    Shipped("classifier", "tile_classifier.onnx", "144bf52326ebc461e7e595a28fcd51d49be32b921469ebe103d4f55772df0e04"),
+    Shipped("classifier", "tile_classifier.onnx", "74b976a90a32fc2343c27b73616dbbb64990674cc8cf98cb32fbc87d20003f8e"),
     Shipped("detector", "tile_detector.onnx", "4eebec31a4ea77a0829da4a932b02fa82895fe6cd485475c107b5c538a0a4a6e"),
     Shipped("which-way-up", "tile_up.onnx", "7abcf20f14d99433c664aaf8478b52f75094bd76fb0697fc74bddb5aef742cb7"),
 )}

@@ -46,6 +46,47 @@ def test_a_shipped_onnx_model_becomes_the_same_network_again():
     assert torch.allclose(fresh.features[1].running_mean, stem_out.mean((0, 2, 3)), atol=1e-4)
 
 
+def test_the_shipped_classifier_becomes_the_same_network_again():
+    """``models.train --init tile_classifier.onnx``: the EfficientNet-Lite0 classifier, its batch
+    norms folded away by the export, rebuilt to give the shipped file's readings."""
+    pytest.importorskip("onnx")
+    import numpy as np
+    import onnxruntime as ort
+
+    from models.backbones import BACKBONES
+    from models.onnx_io import weights_from_onnx
+
+    path = "models/tile_classifier.onnx"
+    gen = torch.Generator().manual_seed(1)
+    calibration, probe = torch.randn(16, 3, 96, 96, generator=gen), torch.randn(4, 3, 96, 96, generator=gen)
+    net = BACKBONES["efficientnet-lite0"](44)
+    net.load_state_dict(weights_from_onnx(path, net, calibration))
+    net.eval()
+    session = ort.InferenceSession(path)
+    want = session.run(None, {session.get_inputs()[0].name: probe.numpy()})[0]
+    with torch.no_grad():
+        got = net(probe).numpy()
+    assert np.abs(got - want).max() < 1e-4 * max(1.0, np.abs(want).max())
+
+
+def test_flowers_and_seasons_drawn_by_name_for_the_classifier():
+    import numpy as np
+
+    from datasets.bonus_glyphs import NAMES, cjk_fonts
+    from models.train import bonus_glyph_tiles
+    from mjcam.vision.labels import CLASSES
+
+    if not cjk_fonts():
+        with pytest.raises(SystemExit, match="fonts-noto-cjk"):
+            bonus_glyph_tiles(1, 0, 96)
+        return
+    crops = bonus_glyph_tiles(2, 0, 96)
+    assert sorted(CLASSES[k] for k in crops.labels) == sorted(list(NAMES) * 2)
+    assert crops.images[0].shape == (96, 96, 3)
+    again = bonus_glyph_tiles(2, 0, 96)
+    assert np.array_equal(crops.images, again.images)  # seeded: the cache names what it holds
+
+
 def test_a_network_of_other_classes_keeps_its_own_last_layer():
     pytest.importorskip("onnx")
     from models.net import TileNet
