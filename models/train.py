@@ -105,8 +105,8 @@ def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic
     parts.append(cached(os.path.join(work, f"synthetic-{synthetic_per_code}-{seed}-c{c}.npz"),
                          lambda: single_tiles(list(CODES), per_code=synthetic_per_code, seed=seed, backs=900,
                                               context=c)))
-    if glyphs:
-        parts.append(cached(os.path.join(work, f"glyphs-{glyphs}-{seed}-c{c}.npz"),
+    if glyphs:  # (named by the fonts too: installing another font draws other faces)
+        parts.append(cached(os.path.join(work, f"glyphs-{glyphs}-{seed}-c{c}-{glyph_fonts_key()}.npz"),
                              lambda: bonus_glyph_tiles(glyphs, seed, c)))
     for k, folder in enumerate(photos):
         recs = [r for sub in ("train", "valid", "") if os.path.isdir(os.path.join(folder, sub, "images"))
@@ -115,16 +115,58 @@ def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic
     return CropSet.concat(parts)
 
 
+GLYPH_FONTS_HINT = ("--glyphs needs Chinese fonts and the mahjong tile font the neighbouring tiles are drawn "
+                    "with: apt-get install fonts-noto-core fonts-noto-cjk fonts-arphic-ukai fonts-arphic-uming "
+                    "fonts-wqy-zenhei fonts-cwtex-kai")
+
+
+def glyph_fonts_key() -> str:
+    """A short digest of the fonts the name-drawn faces are drawn with (the cache's name holds it)."""
+    import hashlib
+
+    from datasets.bonus_glyphs import cjk_fonts
+    from datasets.synthetic import available_fonts
+
+    return hashlib.sha1("\n".join(cjk_fonts() + tuple(available_fonts())).encode()).hexdigest()[:8]
+
+
 def bonus_glyph_tiles(per_code: int, seed: int, context: int) -> CropSet:
     """``per_code`` context crops of each flower and season, every one drawn as name character and
-    numeral in one of the installed Chinese fonts (none installed: an error naming the packages)."""
+    numeral in one of the installed Chinese fonts (fonts missing: an error naming the packages,
+    never an empty set)."""
     from datasets.bonus_glyphs import NAMES, cjk_fonts
     from datasets.synthetic import single_tiles
 
     if not cjk_fonts():
-        raise SystemExit("--glyphs needs a Chinese font: apt-get install fonts-noto-cjk fonts-arphic-ukai "
-                         "fonts-arphic-uming fonts-wqy-zenhei fonts-cwtex-kai")
-    return single_tiles(sorted(NAMES), per_code=per_code, seed=seed + 7919, context=context, glyphs=1.0)
+        raise SystemExit(GLYPH_FONTS_HINT)
+    crops = single_tiles(sorted(NAMES), per_code=per_code, seed=seed + 7919, context=context, glyphs=1.0)
+    if len(crops) != per_code * len(NAMES):
+        raise SystemExit(GLYPH_FONTS_HINT)
+    return crops
+
+
+def exported_mismatch(path: str, backbone: str, size: int) -> str | None:
+    """Why the exported classifier at ``path`` cannot start a run of ``backbone`` at ``size`` pixels
+    with mjcam's labels (its metadata says otherwise, or it is no classifier); None where it can."""
+    import json
+
+    import onnx
+
+    try:
+        meta = {p.key: p.value for p in onnx.load(path, load_external_data=False).metadata_props}
+    except Exception as e:  # onnx raises its own types for a missing or broken file
+        return f"--init {path}: not a readable ONNX file ({e})"
+    try:
+        theirs = (meta["backbone"], int(meta["input_size"]), tuple(json.loads(meta["classes"])))
+    except (KeyError, ValueError):
+        return f"--init {path}: no classifier metadata (backbone, input_size, classes)"
+    if theirs[0] != backbone:
+        return f"--init {path}: a classifier on {theirs[0]}; train it with --backbone {theirs[0]}"
+    if theirs[1] != size:
+        return f"--init {path}: trained at {theirs[1]} px; train it with --size {theirs[1]}"
+    if theirs[2] != tuple(CLASSES):
+        return f"--init {path}: its {len(theirs[2])} labels are not mjcam's {len(CLASSES)} in mjcam's order"
+    return None
 
 
 def tuning_inputs(s: Splits, size: int, mirrored: frozenset[str], work: str | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -173,12 +215,18 @@ def main(argv=None) -> None:
                     help="draw flowers and seasons this many times as often as class balance alone would")
     ap.add_argument("--glyphs", type=int, default=0, metavar="N",
                     help="N more faces of each flower and season drawn as name character and numeral in Chinese "
-                         "fonts over made-up plants (0: none, as the shipped model)")
+                         "fonts over made-up plants (default 0: none; the shipped model was taught 60)")
     ap.add_argument("--part-labels", choices=("whole", "as-labelled"), default="whole",
                     help="rethink-bonus's flowers and seasons, labelled round part of the tile: whole — each grown "
                          "to the whole tile's box as the shipped detector draws it, as the classifier is handed tiles "
                          "when it reads a photo (default); as-labelled — the labelled part")
     a = ap.parse_args(argv)
+    if a.glyphs < 0:
+        ap.error("--glyphs must be 0 or more")
+    if a.init and a.init.endswith(".onnx"):
+        wrong = exported_mismatch(a.init, a.backbone, a.size)
+        if wrong:
+            raise SystemExit(wrong)
     torch.manual_seed(a.seed)
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     os.makedirs(a.work, exist_ok=True)

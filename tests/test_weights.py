@@ -84,7 +84,34 @@ def test_flowers_and_seasons_drawn_by_name_for_the_classifier():
     assert sorted(CLASSES[k] for k in crops.labels) == sorted(list(NAMES) * 2)
     assert crops.images[0].shape == (96, 96, 3)
     again = bonus_glyph_tiles(2, 0, 96)
-    assert np.array_equal(crops.images, again.images)  # seeded: the cache names what it holds
+    assert np.array_equal(crops.images, again.images)  # seeded: the same fonts draw the same faces
+
+
+def test_name_drawn_faces_with_no_tile_font_stop_rather_than_come_out_empty(monkeypatch):
+    import datasets.synthetic as synthetic
+    from datasets.bonus_glyphs import cjk_fonts
+    from models.train import bonus_glyph_tiles
+
+    if not cjk_fonts():
+        pytest.skip("no Chinese font installed")
+    monkeypatch.setattr(synthetic, "available_fonts", lambda: [])
+    monkeypatch.setattr(synthetic, "art_faces", lambda **kw: {})
+    with pytest.raises(SystemExit, match="fonts-noto-core"):
+        bonus_glyph_tiles(2, 0, 96)
+
+
+def test_a_run_started_from_an_exported_file_must_match_it(tmp_path):
+    pytest.importorskip("onnx")
+    from models.train import exported_mismatch
+
+    path = "models/tile_classifier.onnx"
+    assert exported_mismatch(path, "efficientnet-lite0", 96) is None
+    assert "--backbone efficientnet-lite0" in exported_mismatch(path, "mobilenetv2", 96)
+    assert "--size 96" in exported_mismatch(path, "efficientnet-lite0", 128)
+    assert "no classifier metadata" in exported_mismatch("models/tile_up.onnx", "efficientnet-lite0", 96)
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a model")
+    assert "not a readable ONNX file" in exported_mismatch(str(broken), "efficientnet-lite0", 96)
 
 
 def test_a_network_of_other_classes_keeps_its_own_last_layer():
