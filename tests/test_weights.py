@@ -22,11 +22,21 @@ def test_weights_from_a_state_dict_or_a_checkpoint(tmp_path):
         assert torch.equal(other.weight, net.weight) and torch.equal(other.bias, net.bias)
 
 
-def test_a_shipped_onnx_model_becomes_the_same_network_again():
-    pytest.importorskip("onnx")
+def _reads_as_the_file(net, path: str, probe) -> None:
+    """The rebuilt network (in eval mode) gives the ONNX file's outputs for ``probe``."""
     import numpy as np
     import onnxruntime as ort
 
+    net.eval()
+    session = ort.InferenceSession(path)
+    want = session.run(None, {session.get_inputs()[0].name: probe.numpy()})[0]
+    with torch.no_grad():
+        got = net(probe).numpy()
+    assert np.abs(got - want).max() < 1e-4 * max(1.0, np.abs(want).max())
+
+
+def test_a_shipped_onnx_model_becomes_the_same_network_again():
+    pytest.importorskip("onnx")
     from models.net import TileNet
     from models.onnx_io import weights_from_onnx
 
@@ -35,12 +45,7 @@ def test_a_shipped_onnx_model_becomes_the_same_network_again():
     state = weights_from_onnx("models/tile_up.onnx", TileNet(2), calibration)  # the which-way-up probe
     fresh = TileNet(2)
     fresh.load_state_dict(state)
-    fresh.eval()
-    session = ort.InferenceSession("models/tile_up.onnx")
-    want = session.run(None, {session.get_inputs()[0].name: probe.numpy()})[0]
-    with torch.no_grad():
-        got = fresh(probe).numpy()
-    assert np.abs(got - want).max() < 1e-4 * max(1.0, np.abs(want).max())
+    _reads_as_the_file(fresh, "models/tile_up.onnx", probe)
     # the BatchNorms carry the calibration batch's statistics
     stem_out = torch.nn.functional.conv2d(calibration, fresh.features[0].weight, stride=2, padding=1)
     assert torch.allclose(fresh.features[1].running_mean, stem_out.mean((0, 2, 3)), atol=1e-4)
@@ -50,9 +55,6 @@ def test_the_shipped_classifier_becomes_the_same_network_again():
     """``models.train --init tile_classifier.onnx``: the EfficientNet-Lite0 classifier, its batch
     norms folded away by the export, rebuilt to give the shipped file's readings."""
     pytest.importorskip("onnx")
-    import numpy as np
-    import onnxruntime as ort
-
     from models.backbones import BACKBONES
     from models.onnx_io import weights_from_onnx
 
@@ -61,12 +63,7 @@ def test_the_shipped_classifier_becomes_the_same_network_again():
     calibration, probe = torch.randn(16, 3, 96, 96, generator=gen), torch.randn(4, 3, 96, 96, generator=gen)
     net = BACKBONES["efficientnet-lite0"](44)
     net.load_state_dict(weights_from_onnx(path, net, calibration))
-    net.eval()
-    session = ort.InferenceSession(path)
-    want = session.run(None, {session.get_inputs()[0].name: probe.numpy()})[0]
-    with torch.no_grad():
-        got = net(probe).numpy()
-    assert np.abs(got - want).max() < 1e-4 * max(1.0, np.abs(want).max())
+    _reads_as_the_file(net, path, probe)
 
 
 def test_flowers_and_seasons_drawn_by_name_for_the_classifier():
@@ -129,9 +126,6 @@ def test_a_network_of_other_classes_keeps_its_own_last_layer():
 
 def test_an_exported_box_refiner_becomes_the_same_network_again(tmp_path):
     pytest.importorskip("onnx")
-    import numpy as np
-    import onnxruntime as ort
-
     from models.onnx_io import weights_from_onnx
     from models.refiner import WINDOW, RefineNet, export
 
@@ -147,12 +141,7 @@ def test_an_exported_box_refiner_becomes_the_same_network_again(tmp_path):
     export(made, path)
     fresh = RefineNet()  # two linear layers: both are taken
     fresh.load_state_dict(weights_from_onnx(path, RefineNet(), calibration))
-    fresh.eval()
-    session = ort.InferenceSession(path)
-    want = session.run(None, {session.get_inputs()[0].name: probe.numpy()})[0]
-    with torch.no_grad():
-        got = fresh(probe).numpy()
-    assert np.abs(got - want).max() < 1e-4 * max(1.0, np.abs(want).max())
+    _reads_as_the_file(fresh, path, probe)
 
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import statistics
 from dataclasses import dataclass, field
 
 from mjcam.scoring.decompose import arrangements
@@ -79,6 +80,10 @@ class TileObs:
     @property
     def short(self) -> float:
         return min(self.box[2] - self.box[0], self.box[3] - self.box[1])
+
+    @property
+    def long(self) -> float:
+        return max(self.box[2] - self.box[0], self.box[3] - self.box[1])
 
 
 @dataclass
@@ -248,27 +253,17 @@ def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> 
     what lies below it (a logo, its reflection) is still that tile. A tile of a row of fewer than
     three is measured against the ``main`` row's tiles, and there by its shape: a flower laid
     nearer the camera is larger every way, a marker or a wall longer only."""
-    def long(i: int) -> float:
-        b = tiles[i].box
-        return max(b[2] - b[0], b[3] - b[1])
-
-    def along(i: int) -> float:
-        return tiles[i].box[2] - tiles[i].box[0]
-
-    def median(values) -> float:
-        v = sorted(values)
-        return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
-
-    whole = median(long(i) for i in main) if len(main) >= 3 else 0.0
+    median = statistics.median
+    whole = median(tiles[i].long for i in main) if len(main) >= 3 else 0.0
     short = median(tiles[i].short for i in main) if len(main) >= 3 else 0.0
     out = set()
     for r in rows:
         for k, i in enumerate(r):
             if len(r) >= 3:
-                ref = median(long(j) for j in r[max(0, k - 2):k] + r[k + 1:k + 3])
+                ref = median(tiles[j].long for j in r[max(0, k - 2):k] + r[k + 1:k + 3])
             else:  # nearer the camera, a tile's short side grows as much as its long side
                 ref = whole * max(1.0, tiles[i].short / short) if whole else 0.0
-            if ref and along(i) > ODD_SIZE * ref:
+            if ref and tiles[i].box[2] - tiles[i].box[0] > ODD_SIZE * ref:  # its length along the row
                 out.add(i)
     return out
 
@@ -690,8 +685,10 @@ class MeldGrouper:
         for size in (1, 2):
             found = []
             for change in itertools.combinations(candidates, size):
+                if len({p for _, p, _ in change}) < size:
+                    continue
                 trial = _changed(codes, change)
-                if len({p for _, p, _ in change}) < size or not _within_limits(groups, trial, change):
+                if not _within_limits(groups, trial, change):
                     continue
                 regrouped = _regrouped(groups, trial, None if guessed else winning)
                 won = (winning, False) if not guessed else _winning_tile(
