@@ -80,12 +80,14 @@ def mirrored_copies() -> frozenset[str]:
 
 
 def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic_per_code: int,
-                   seed: int, mirrored: frozenset[str], whole: bool = True, glyphs: int = 0) -> CropSet:
+                   seed: int, mirrored: frozenset[str], whole: bool = True, glyphs: int = 0,
+                   brushed: int = 0) -> CropSet:
     """Context crops of every training photo and crop of the splits ``s`` of ``data`` (cached in
     ``work``); ``whole``: labels of part of a tile grown to the whole tile (:func:`whole_tiled`);
     ``glyphs``: that many more faces of each flower and season drawn as a set we have no photos
     of may draw it (:func:`datasets.bonus_glyphs.glyph_bonus_face`: the name character and a
-    numeral in a Chinese font over a made-up plant), so that the name, not the picture, is learnt."""
+    numeral in a Chinese font over a made-up plant), so that the name, not the picture, is learnt;
+    ``brushed``: that many more of each with the name written as by a brush (:func:`bonus_glyph_tiles`)."""
     from datasets.synthetic import single_tiles
     from mjcam.scoring.tiles import CODES
 
@@ -108,6 +110,9 @@ def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic
     if glyphs:  # (named by the fonts too: installing another font draws other faces)
         parts.append(cached(os.path.join(work, f"glyphs-{glyphs}-{seed}-c{c}-{glyph_fonts_key()}.npz"),
                              lambda: bonus_glyph_tiles(glyphs, seed, c)))
+    if brushed:
+        parts.append(cached(os.path.join(work, f"brushed-{brushed}-{seed}-c{c}-{glyph_fonts_key(True)}.npz"),
+                             lambda: bonus_glyph_tiles(brushed, seed, c, brush=True)))
     for k, folder in enumerate(photos):
         recs = [r for sub in ("train", "valid", "") if os.path.isdir(os.path.join(folder, sub, "images"))
                 for r in read_yolo(folder, sub)]
@@ -120,26 +125,31 @@ GLYPH_FONTS_HINT = ("--glyphs needs Chinese fonts and the mahjong tile font the 
                     "fonts-wqy-zenhei fonts-cwtex-kai")
 
 
-def glyph_fonts_key() -> str:
-    """A short digest of the fonts the name-drawn faces are drawn with (the cache's name holds it)."""
+def glyph_fonts_key(brush: bool = False) -> str:
+    """A short digest of the fonts the name-drawn faces are drawn with (the cache's name holds it);
+    ``brush``: those of the faces written as by a brush."""
     import hashlib
 
-    from datasets.bonus_glyphs import cjk_fonts
+    from datasets.bonus_glyphs import brush_fonts, cjk_fonts
     from datasets.synthetic import available_fonts
 
-    return hashlib.sha1("\n".join(cjk_fonts() + tuple(available_fonts())).encode()).hexdigest()[:8]
+    fonts = brush_fonts() if brush else cjk_fonts()
+    return hashlib.sha1("\n".join(fonts + tuple(available_fonts())).encode()).hexdigest()[:8]
 
 
-def bonus_glyph_tiles(per_code: int, seed: int, context: int) -> CropSet:
+def bonus_glyph_tiles(per_code: int, seed: int, context: int, brush: bool = False) -> CropSet:
     """``per_code`` context crops of each flower and season, every one drawn as name character and
     numeral in one of the installed Chinese fonts (fonts missing: an error naming the packages,
-    never an empty set)."""
+    never an empty set). ``brush``: the name written as by a brush (bent, bolder or finer, leant:
+    :func:`datasets.bonus_glyphs.brushed`), in the brush-like fonts too, the numeral left off a third
+    of the time."""
     from datasets.bonus_glyphs import NAMES, cjk_fonts
     from datasets.synthetic import single_tiles
 
     if not cjk_fonts():
         raise SystemExit(GLYPH_FONTS_HINT)
-    crops = single_tiles(sorted(NAMES), per_code=per_code, seed=seed + 7919, context=context, glyphs=1.0)
+    crops = single_tiles(sorted(NAMES), per_code=per_code, seed=seed + (104729 if brush else 7919), context=context,
+                         glyphs=1.0, brush=brush)
     if len(crops) != per_code * len(NAMES):
         raise SystemExit(GLYPH_FONTS_HINT)
     return crops
@@ -216,13 +226,17 @@ def main(argv=None) -> None:
     ap.add_argument("--glyphs", type=int, default=0, metavar="N",
                     help="N more faces of each flower and season drawn as name character and numeral in Chinese "
                          "fonts over made-up plants (default 0: none; the shipped model was taught 60)")
+    ap.add_argument("--brushed", type=int, default=0, metavar="N",
+                    help="N more faces of each flower and season with the name written as by a brush, in more "
+                         "fonts (default 0: none); the brush-like fonts are used where installed (see docs/training.md)")
     ap.add_argument("--part-labels", choices=("whole", "as-labelled"), default="whole",
                     help="rethink-bonus's flowers and seasons, labelled round part of the tile: whole — each grown "
                          "to the whole tile's box as the shipped detector draws it, as the classifier is handed tiles "
                          "when it reads a photo (default); as-labelled — the labelled part")
     a = ap.parse_args(argv)
-    if a.glyphs < 0:
-        ap.error("--glyphs must be 0 or more")
+    for flag, n in (("--glyphs", a.glyphs), ("--brushed", a.brushed)):
+        if n < 0:
+            ap.error(f"{flag} must be 0 or more")
     if a.init and a.init.endswith(".onnx"):
         wrong = exported_mismatch(a.init, a.backbone, a.size)
         if wrong:
@@ -233,7 +247,8 @@ def main(argv=None) -> None:
     a.out = a.out or os.path.join(a.work, "tile_classifier.onnx")
     splits, mirrored = split(a.data, a.seed), mirrored_copies()
     whole = a.part_labels == "whole"
-    crops = training_crops(splits, a.data, a.work, a.photos, a.synthetic, a.seed, mirrored, whole, a.glyphs)
+    crops = training_crops(splits, a.data, a.work, a.photos, a.synthetic, a.seed, mirrored, whole, a.glyphs,
+                           a.brushed)
     xs, ys = tuning_inputs(splits, a.size, mirrored, a.work if whole else None)
     print(f"{len(crops)} training crops, {len(ys)} tuning tiles", flush=True)
     ds = Views(crops, a.size, a.seed)
@@ -252,10 +267,11 @@ def main(argv=None) -> None:
         model = pretrained(a.backbone, len(CLASSES))
     run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
            "seed": a.seed, "photos": a.photos, "init": a.init, "bonus_weight": a.bonus_weight,
-           "part_labels": a.part_labels, **({"glyphs": a.glyphs} if a.glyphs else {})}
+           "part_labels": a.part_labels, **({"glyphs": a.glyphs} if a.glyphs else {}),
+           **({"brushed": a.brushed} if a.brushed else {})}
     name = f"{a.backbone}-{a.size}-{a.seed}-{a.epochs}x{a.per_epoch}" + ("-init" if a.init else "") + \
         (f"-bonus{a.bonus_weight:g}" if a.bonus_weight != 1 else "") + ("-whole" if whole else "") + \
-        (f"-glyphs{a.glyphs}" if a.glyphs else "")
+        (f"-glyphs{a.glyphs}" if a.glyphs else "") + (f"-brushed{a.brushed}" if a.brushed else "")
     ckpt = os.path.join(a.work, name + ".pt")
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys))
     model.eval()
