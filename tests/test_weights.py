@@ -82,6 +82,10 @@ def test_flowers_and_seasons_drawn_by_name_for_the_classifier():
     assert crops.images[0].shape == (96, 96, 3)
     again = bonus_glyph_tiles(2, 0, 96)
     assert np.array_equal(crops.images, again.images)  # seeded: the same fonts draw the same faces
+    brushed = bonus_glyph_tiles(2, 0, 96, brush=True)
+    assert sorted(CLASSES[k] for k in brushed.labels) == sorted(list(NAMES) * 2)
+    assert np.array_equal(brushed.images, bonus_glyph_tiles(2, 0, 96, brush=True).images)
+    assert not np.array_equal(brushed.images, crops.images)  # other faces than the printed names
 
 
 def test_name_drawn_faces_with_no_tile_font_stop_rather_than_come_out_empty(monkeypatch):
