@@ -73,6 +73,9 @@ class Views(Dataset):
         return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), int(self.crops.labels[i])
 
 
+SYNTHETIC_VIEWS = 15  # rendered views of each tile the shipped run drew (--synthetic)
+
+
 def mirrored_copies() -> frozenset[str]:
     """The roboflow-hk-chinese training copies that Roboflow mirrored (flipped back before use)."""
     with open(os.path.join(os.path.dirname(__file__), "mirrored.txt")) as fh:
@@ -217,7 +220,7 @@ def main(argv=None) -> None:
     ap.add_argument("--per-epoch", type=int, default=24000, help="views drawn each epoch")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--synthetic", type=int, default=15, help="rendered views of each tile (and 900 backs)")
+    ap.add_argument("--synthetic", type=int, default=SYNTHETIC_VIEWS, help="rendered views of each tile (and 900 backs)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--init", help="start from these weights instead of ImageNet's: a .best file of an earlier run, "
                                    "or an exported classifier (.onnx, e.g. the shipped one)")
@@ -268,7 +271,9 @@ def main(argv=None) -> None:
     run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
            "seed": a.seed, "photos": a.photos, "init": a.init, "bonus_weight": a.bonus_weight,
            "part_labels": a.part_labels, **({"glyphs": a.glyphs} if a.glyphs else {}),
-           **({"brushed": a.brushed} if a.brushed else {})}
+           **({"brushed": a.brushed} if a.brushed else {}),
+           # (named only when not the default, so that a run of the default resumes as before)
+           **({"synthetic": a.synthetic} if a.synthetic != SYNTHETIC_VIEWS else {})}
     name = f"{a.backbone}-{a.size}-{a.seed}-{a.epochs}x{a.per_epoch}" + ("-init" if a.init else "") + \
         (f"-bonus{a.bonus_weight:g}" if a.bonus_weight != 1 else "") + ("-whole" if whole else "") + \
         (f"-glyphs{a.glyphs}" if a.glyphs else "") + (f"-brushed{a.brushed}" if a.brushed else "")
