@@ -123,8 +123,8 @@ def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic
     return CropSet.concat(parts)
 
 
-GLYPH_FONTS_HINT = ("--glyphs needs Chinese fonts and the mahjong tile font the neighbouring tiles are drawn "
-                    "with: apt-get install fonts-noto-core fonts-noto-cjk fonts-arphic-ukai fonts-arphic-uming "
+GLYPH_FONTS_HINT = ("--glyphs and --brushed need Chinese fonts and the mahjong tile font the neighbouring tiles "
+                    "are drawn with: apt-get install fonts-noto-core fonts-noto-cjk fonts-arphic-ukai fonts-arphic-uming "
                     "fonts-wqy-zenhei fonts-cwtex-kai")
 
 
