@@ -71,11 +71,20 @@ def calibration_inputs(data: str, photos: int, seed: int = 0) -> tuple[list, lis
 DETECTOR_FLOAT = ("/heat/Conv", "/size/Conv", "/offset/Conv", "/Sigmoid", "/Sigmoid_1")
 
 
-def quantize(src: str, out: str, inputs: list, keep_float=()) -> None:
-    """``src`` quantized to 8 bits into ``out``, calibrated on ``inputs`` (feeds), the nodes
-    ``keep_float`` left in floating point, metadata kept."""
+#: how activations' ranges are set from the calibration inputs (onnxruntime's calibrators): their
+#: extremes, or the 99.999th percentile of their magnitudes, or the range that loses least
+#: information (entropy)
+CALIBRATIONS = ("minmax", "percentile", "entropy")
+#: each model's first and last layers, left in floating point with ``--float-ends``
+ENDS = {"classifier": ("/_conv_stem/Conv", "/_fc/Gemm"), "detector": ("/features.0/features.0.0/Conv",)}
+
+
+def quantize(src: str, out: str, inputs: list, keep_float=(), calibration: str = "minmax") -> None:
+    """``src`` quantized to 8 bits into ``out``, calibrated on ``inputs`` (feeds) as ``calibration``
+    says (:data:`CALIBRATIONS`), the nodes ``keep_float`` left in floating point, metadata kept."""
     import onnx
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
+                                          quantize_static)
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     class Feeds(CalibrationDataReader):
@@ -85,6 +94,8 @@ def quantize(src: str, out: str, inputs: list, keep_float=()) -> None:
         def get_next(self):
             return next(self._it, None)
 
+    method = {"minmax": CalibrationMethod.MinMax, "percentile": CalibrationMethod.Percentile,
+              "entropy": CalibrationMethod.Entropy}[calibration]
     if not inputs:
         raise SystemExit(f"no calibration inputs for {src}: are the training photos under --data?")
     with tempfile.TemporaryDirectory() as tmp:
@@ -95,7 +106,7 @@ def quantize(src: str, out: str, inputs: list, keep_float=()) -> None:
             raise SystemExit(f"{src}: no nodes named {', '.join(sorted(missing))} to leave in floating point")
         quantize_static(pre, out, Feeds(), quant_format=QuantFormat.QDQ, per_channel=True,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        nodes_to_exclude=list(keep_float))
+                        nodes_to_exclude=list(keep_float), calibrate_method=method)
     m, source = onnx.load(out), onnx.load(src)
     del m.metadata_props[:]
     for p in source.metadata_props:
@@ -109,6 +120,10 @@ def main(argv=None) -> None:
     ap.add_argument("--photos", type=int, default=80, help="training photos read to calibrate on")
     ap.add_argument("--out-dir", required=True)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--calibration", choices=CALIBRATIONS, default="minmax",
+                    help="how activations' ranges are set: their extremes (default), a percentile, or by entropy")
+    ap.add_argument("--float-ends", action="store_true", help="leave each model's first and last layers in floating point")
+    ap.add_argument("--only", choices=("classifier", "detector"), help="quantize this model only")
     a = ap.parse_args(argv)
     from models.registry import SHIPPED
 
@@ -118,8 +133,11 @@ def main(argv=None) -> None:
     classifier, detector = calibration_inputs(a.data, a.photos, a.seed)
     print(f"calibration inputs: classifier {len(classifier)} batches, detector {len(detector)} looks")
     for name, feeds, keep in (("classifier", classifier, ()), ("detector", detector, DETECTOR_FLOAT)):
+        if a.only and name != a.only:
+            continue
+        keep = tuple(keep) + (ENDS[name] if a.float_ends else ())
         out = os.path.join(a.out_dir, SHIPPED[name].file)
-        quantize(SHIPPED[name].path, out, feeds, keep)
+        quantize(SHIPPED[name].path, out, feeds, keep, a.calibration)
         print(f"{name}: {out} ({os.path.getsize(out) / 1e6:.1f} MB)")
 
 
