@@ -71,6 +71,22 @@ def calibration_inputs(data: str, photos: int, seed: int = 0) -> tuple[list, lis
 DETECTOR_FLOAT = ("/heat/Conv", "/size/Conv", "/offset/Conv", "/Sigmoid", "/Sigmoid_1")
 
 
+#: inputs one by one, at most this many, for a calibration that makes histograms of activations
+MOST_ALIKE = 600
+
+
+def _alike(inputs: list) -> list:
+    """The feeds split one input each and only those of the commonest shape kept (at most
+    ``MOST_ALIKE``, spread over all): onnxruntime's histogram calibrators stack every activation
+    of every feed, so all must share one shape (the detector's looks come in many sizes)."""
+    ones = [{k: v[i:i + 1] for k, v in feed.items()} for feed in inputs for i in range(len(next(iter(feed.values()))))]
+    shapes = [tuple(v.shape for v in feed.values()) for feed in ones]
+    common = max(set(shapes), key=shapes.count)
+    kept = [feed for feed, shape in zip(ones, shapes) if shape == common]
+    step = max(1, -(-len(kept) // MOST_ALIKE))
+    return kept[::step]
+
+
 #: how activations' ranges are set from the calibration inputs (onnxruntime's calibrators): their
 #: extremes, or the 99.999th percentile of their magnitudes, or the range that loses least
 #: information (entropy)
@@ -96,6 +112,8 @@ def quantize(src: str, out: str, inputs: list, keep_float=(), calibration: str =
 
     method = {"minmax": CalibrationMethod.MinMax, "percentile": CalibrationMethod.Percentile,
               "entropy": CalibrationMethod.Entropy}[calibration]
+    if calibration != "minmax":
+        inputs = _alike(inputs)
     if not inputs:
         raise SystemExit(f"no calibration inputs for {src}: are the training photos under --data?")
     with tempfile.TemporaryDirectory() as tmp:
