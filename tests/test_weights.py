@@ -422,3 +422,17 @@ def test_photos_keep_the_labels_that_cover_part_of_a_tile_apart(tmp_path):
     assert len(grown) == 2 and np.allclose(grown[1], whole) and np.allclose(grown[0], boxes[0]) and len(none_left) == 0
     (_, kept_boxes, _, still), = load_photos(recs, parts=True, found={"a.jpg": [[100, 100, 140, 160]], "b.jpg": [whole]})
     assert np.allclose(kept_boxes, boxes) and np.allclose(still, parts)
+
+
+def test_histogram_calibration_gets_inputs_of_one_shape_one_at_a_time(monkeypatch):
+    import numpy as np
+
+    from models import quantize
+
+    batch = np.arange(3, dtype=np.float32)[:, None, None, None] * np.ones((1, 3, 8, 8), np.float32)
+    feeds = [{"x": batch}, {"x": np.ones((2, 3, 16, 16), np.float32)}, {"x": np.full((1, 3, 8, 8), 3, np.float32)}]
+    alike = quantize._alike(feeds)
+    assert [f["x"].shape for f in alike] == [(1, 3, 8, 8)] * 4  # the commonest shape, one at a time
+    assert [float(f["x"][0, 0, 0, 0]) for f in alike] == [0, 1, 2, 3]
+    monkeypatch.setattr(quantize, "MOST_ALIKE", 2)
+    assert [float(f["x"][0, 0, 0, 0]) for f in quantize._alike(feeds)] == [0, 2]  # spread over all
