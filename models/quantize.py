@@ -5,8 +5,10 @@
 The recogniser reads ``--photos`` training photos (HK train and rethink-bonus train, in turns;
 never the tuning or held-out photos, ``datasets.splits``) with the float models while every input
 the classifier and the detector are given is kept; those inputs calibrate onnxruntime's static
-quantization (QDQ, weights per output channel, activations' ranges by their extremes). Each model's
-metadata (classes, input size, normalisation, threshold) is carried over. Try the results with
+quantization (QDQ, weights per output channel, activations' ranges by their extremes, or
+``--calibration percentile`` / ``entropy``; ``--float-ends`` leaves each network's first and last
+layers in floating point; ``--only`` quantizes one network). Each model's metadata (classes, input
+size, normalisation, threshold) is carried over. Try the results with
 ``MJCAM_CLASSIFIER`` / ``MJCAM_DETECTOR`` or the benchmarks' ``--model`` / ``--detector``.
 
 Needs the ``onnx`` package (``pip install -e '.[train]'``).
