@@ -7,7 +7,8 @@ never the tuning or held-out photos, ``datasets.splits``) with the float models 
 the classifier and the detector are given is kept; those inputs calibrate onnxruntime's static
 quantization (QDQ, weights per output channel, activations' ranges by their extremes, or
 ``--calibration percentile`` / ``entropy``; ``--float-ends`` leaves each network's first and last
-layers in floating point; ``--only`` quantizes one network). Each model's metadata (classes, input
+layers in floating point; ``--only`` quantizes one network; ``--classifier`` another classifier
+than the shipped one, e.g. one taught for 8 bits by ``models.train --eight-bit``). Each model's metadata (classes, input
 size, normalisation, threshold) is carried over. Try the results with
 ``MJCAM_CLASSIFIER`` / ``MJCAM_DETECTOR`` or the benchmarks' ``--model`` / ``--detector``.
 
@@ -144,6 +145,8 @@ def main(argv=None) -> None:
                     help="how activations' ranges are set: their extremes (default), a percentile, or by entropy")
     ap.add_argument("--float-ends", action="store_true", help="leave each model's first and last layers in floating point")
     ap.add_argument("--only", choices=("classifier", "detector"), help="quantize this model only")
+    ap.add_argument("--classifier", help="the classifier to quantize (default: the shipped one), e.g. one "
+                                         "exported by models.train --eight-bit")
     a = ap.parse_args(argv)
     from models.registry import SHIPPED
 
@@ -157,7 +160,8 @@ def main(argv=None) -> None:
             continue
         keep = tuple(keep) + (ENDS[name] if a.float_ends else ())
         out = os.path.join(a.out_dir, SHIPPED[name].file)
-        quantize(SHIPPED[name].path, out, feeds, keep, a.calibration)
+        src = a.classifier if name == "classifier" and a.classifier else SHIPPED[name].path
+        quantize(src, out, feeds, keep, a.calibration)
         print(f"{name}: {out} ({os.path.getsize(out) / 1e6:.1f} MB)")
 
 

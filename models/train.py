@@ -32,6 +32,7 @@ from datasets.splits import Splits, split
 from mjcam.vision.labels import CLASSES
 from mjcam.vision.preprocess import to_tensor
 
+from . import eight_bit
 from .backbones import BACKBONES, pretrained
 from .fitting import Numbered, cached, export_onnx, fit, holdout_batches, view_rng
 from .onnx_io import weights_from_onnx
@@ -236,6 +237,10 @@ def main(argv=None) -> None:
                     help="rethink-bonus's flowers and seasons, labelled round part of the tile: whole — each grown "
                          "to the whole tile's box as the shipped detector draws it, as the classifier is handed tiles "
                          "when it reads a photo (default); as-labelled — the labelled part")
+    ap.add_argument("--eight-bit", action="store_true",
+                    help="teach the network for 8 bits: its batch norms folded, it trains seeing its weights and "
+                         "inputs rounded as an 8-bit copy rounds them (first and last layers aside); quantize the "
+                         "exported file with models.quantize --only classifier --float-ends")
     a = ap.parse_args(argv)
     for flag, n in (("--glyphs", a.glyphs), ("--brushed", a.brushed)):
         if n < 0:
@@ -268,18 +273,23 @@ def main(argv=None) -> None:
             model.load_state_dict(torch.load(a.init, map_location="cpu", weights_only=True))
     else:
         model = pretrained(a.backbone, len(CLASSES))
+    if a.eight_bit:
+        model = eight_bit.rounded(eight_bit.fold_batch_norms(model), eight_bit.ends(model))
     run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
            "seed": a.seed, "photos": a.photos, "init": a.init, "bonus_weight": a.bonus_weight,
            "part_labels": a.part_labels, **({"glyphs": a.glyphs} if a.glyphs else {}),
-           **({"brushed": a.brushed} if a.brushed else {}),
+           **({"brushed": a.brushed} if a.brushed else {}), **({"eight_bit": True} if a.eight_bit else {}),
            # (named only when not the default, so that a run of the default resumes as before)
            **({"synthetic": a.synthetic} if a.synthetic != SYNTHETIC_VIEWS else {})}
     name = f"{a.backbone}-{a.size}-{a.seed}-{a.epochs}x{a.per_epoch}" + ("-init" if a.init else "") + \
         (f"-bonus{a.bonus_weight:g}" if a.bonus_weight != 1 else "") + ("-whole" if whole else "") + \
-        (f"-glyphs{a.glyphs}" if a.glyphs else "") + (f"-brushed{a.brushed}" if a.brushed else "")
+        (f"-glyphs{a.glyphs}" if a.glyphs else "") + (f"-brushed{a.brushed}" if a.brushed else "") + \
+        ("-8bit" if a.eight_bit else "")
     ckpt = os.path.join(a.work, name + ".pt")
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys))
     model.eval()
+    if a.eight_bit:
+        eight_bit.plain(model)  # exported in floating point: models.quantize makes the 8-bit copy
     export_onnx(model, a.out, {"classes": list(CLASSES), "input_size": a.size, "mean": list(MEAN), "std": list(STD),
                                "backbone": a.backbone, "tuning_accuracy": round(best, 4),
                                "pretrained": "ImageNet (torchvision MobileNetV2 / EfficientNet-Lite0 checkpoints)"},

@@ -436,3 +436,34 @@ def test_histogram_calibration_gets_inputs_of_one_shape_one_at_a_time(monkeypatc
     assert [float(f["x"][0, 0, 0, 0]) for f in alike] == [0, 1, 2, 3]
     monkeypatch.setattr(quantize, "MOST_ALIKE", 2)
     assert [float(f["x"][0, 0, 0, 0]) for f in quantize._alike(feeds)] == [0, 2]  # spread over all
+
+
+def test_a_network_taught_for_8_bits_folds_its_batch_norms_and_exports_its_float_weights():
+    from models import eight_bit
+    from models.backbones import EfficientNetLite0
+
+    torch.manual_seed(0)
+    net = EfficientNetLite0(44).eval()
+    for m in net.modules():  # batch norms that do something
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5), m.running_var.uniform_(0.5, 2.0), m.weight.data.uniform_(0.5, 1.5)
+    x = torch.randn(2, 3, 32, 32)
+    with torch.no_grad():
+        before = net(x)
+        eight_bit.fold_batch_norms(net)
+        assert not any(isinstance(m, torch.nn.BatchNorm2d) for m in net.modules())
+        assert torch.allclose(net(x), before, atol=1e-5)  # the same network, folded
+        weights = {k: v.clone() for k, v in net.state_dict().items()}
+    assert eight_bit.ends(net) == ("_conv_stem", "_fc")
+    eight_bit.rounded(net, eight_bit.ends(net))
+    net.train()
+    net(x).sum().backward()  # the rounding lets the gradient through
+    assert net._blocks[0]._depthwise_conv.parametrizations.weight.original.grad.abs().sum() > 0
+    assert net._conv_stem.weight.grad is not None  # the first layer is left as it is
+    net.eval()
+    with torch.no_grad():
+        seen = net(x)
+    assert 0 < float((seen - before).abs().max()) < 0.1 * float(before.abs().max())  # rounded, not another network
+    eight_bit.plain(net)
+    assert set(net.state_dict()) == set(weights)
+    assert all(torch.equal(net.state_dict()[k], v) for k, v in weights.items())  # no step taken: the same weights
