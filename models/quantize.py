@@ -8,8 +8,8 @@ the classifier and the detector are given is kept; those inputs calibrate onnxru
 quantization (QDQ, weights per output channel, activations' ranges by their extremes, or
 ``--calibration percentile`` / ``entropy``; ``--float-ends`` leaves each network's first and last
 layers in floating point; ``--only`` quantizes one network; ``--classifier`` another classifier
-than the shipped one, e.g. one taught for 8 bits by ``models.train --eight-bit``). Each model's metadata (classes, input
-size, normalisation, threshold) is carried over. Try the results with
+than the shipped one, e.g. one taught for 8 bits by ``models.train --eight-bit``). Each model's
+metadata (classes, input size, normalisation, threshold) is carried over. Try the results with
 ``MJCAM_CLASSIFIER`` / ``MJCAM_DETECTOR`` or the benchmarks' ``--model`` / ``--detector``.
 
 Needs the ``onnx`` package (``pip install -e '.[train]'``).
@@ -94,8 +94,18 @@ def _alike(inputs: list) -> list:
 #: extremes, or the 99.999th percentile of their magnitudes, or the range that loses least
 #: information (entropy)
 CALIBRATIONS = ("minmax", "percentile", "entropy")
-#: each model's first and last layers, left in floating point with ``--float-ends``
-ENDS = {"classifier": ("/_conv_stem/Conv", "/_fc/Gemm"), "detector": ("/features.0/features.0.0/Conv",)}
+
+
+def ends(path: str) -> tuple[str, ...]:
+    """The nodes ``--float-ends`` leaves in floating point: the network's first convolution and its
+    last fully connected layer, where it has one (a detector's heads are left in floating point
+    anyway, :data:`DETECTOR_FLOAT`)."""
+    import onnx
+
+    nodes = onnx.load(path).graph.node
+    convs = [n.name for n in nodes if n.op_type == "Conv"]
+    dense = [n.name for n in nodes if n.op_type in ("Gemm", "MatMul")]
+    return tuple(convs[:1] + dense[-1:])
 
 
 def quantize(src: str, out: str, inputs: list, keep_float=(), calibration: str = "minmax") -> None:
@@ -158,9 +168,9 @@ def main(argv=None) -> None:
     for name, feeds, keep in (("classifier", classifier, ()), ("detector", detector, DETECTOR_FLOAT)):
         if a.only and name != a.only:
             continue
-        keep = tuple(keep) + (ENDS[name] if a.float_ends else ())
-        out = os.path.join(a.out_dir, SHIPPED[name].file)
         src = a.classifier if name == "classifier" and a.classifier else SHIPPED[name].path
+        keep = tuple(keep) + (ends(src) if a.float_ends else ())
+        out = os.path.join(a.out_dir, SHIPPED[name].file)
         quantize(src, out, feeds, keep, a.calibration)
         print(f"{name}: {out} ({os.path.getsize(out) / 1e6:.1f} MB)")
 

@@ -438,6 +438,15 @@ def test_histogram_calibration_gets_inputs_of_one_shape_one_at_a_time(monkeypatc
     assert [float(f["x"][0, 0, 0, 0]) for f in quantize._alike(feeds)] == [0, 2]  # spread over all
 
 
+def test_the_layers_left_in_floating_point_are_each_networks_first_and_last():
+    pytest.importorskip("onnx")
+    from models import quantize
+    from models.registry import SHIPPED
+
+    assert quantize.ends(SHIPPED["classifier"].path) == ("/_conv_stem/Conv", "/_fc/Gemm")
+    assert quantize.ends(SHIPPED["detector"].path) == ("/features.0/features.0.0/Conv",)  # its heads stay float anyway
+
+
 def test_a_network_taught_for_8_bits_folds_its_batch_norms_and_exports_its_float_weights():
     from models import eight_bit
     from models.backbones import EfficientNetLite0
