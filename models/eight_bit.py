@@ -98,6 +98,11 @@ def plain(model: nn.Module) -> nn.Module:
     return model
 
 
+def taught(state: dict) -> bool:
+    """Whether ``state`` (a state dict) is that of a network :func:`rounded` made."""
+    return any(".parametrizations." in k for k in state)
+
+
 def ends(model: nn.Module) -> tuple[str, ...]:
     """The names of ``model``'s first convolution and last linear layer: the layers ``models.quantize
     --float-ends`` leaves in floating point."""

@@ -270,10 +270,16 @@ def main(argv=None) -> None:
                 len(crops), min(len(crops), 256), replace=False)])
             model.load_state_dict(weights_from_onnx(a.init, model, calibration))
         else:
-            model.load_state_dict(torch.load(a.init, map_location="cpu", weights_only=True))
+            state = torch.load(a.init, map_location="cpu", weights_only=True)
+            if eight_bit.taught(state):  # an earlier --eight-bit run's weights: its network's shape
+                if not a.eight_bit:
+                    raise SystemExit(f"{a.init}: weights of a run taught for 8 bits: give --eight-bit too, "
+                                     "or --init the file that run exported")
+                model = eight_bit.rounded(eight_bit.fold_batch_norms(model), eight_bit.ends(model))
+            model.load_state_dict(state)
     else:
         model = pretrained(a.backbone, len(CLASSES))
-    if a.eight_bit:
+    if a.eight_bit and not eight_bit.taught(model.state_dict()):
         model = eight_bit.rounded(eight_bit.fold_batch_norms(model), eight_bit.ends(model))
     run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
            "seed": a.seed, "photos": a.photos, "init": a.init, "bonus_weight": a.bonus_weight,

@@ -465,6 +465,7 @@ def test_a_network_taught_for_8_bits_folds_its_batch_norms_and_exports_its_float
         weights = {k: v.clone() for k, v in net.state_dict().items()}
     assert eight_bit.ends(net) == ("_conv_stem", "_fc")
     eight_bit.rounded(net, eight_bit.ends(net))
+    assert eight_bit.taught(net.state_dict())  # (a later run given these weights takes the same shape)
     net.train()
     net(x).sum().backward()  # the rounding lets the gradient through
     assert net._blocks[0]._depthwise_conv.parametrizations.weight.original.grad.abs().sum() > 0
@@ -474,5 +475,6 @@ def test_a_network_taught_for_8_bits_folds_its_batch_norms_and_exports_its_float
         seen = net(x)
     assert 0 < float((seen - before).abs().max()) < 0.1 * float(before.abs().max())  # rounded, not another network
     eight_bit.plain(net)
+    assert not eight_bit.taught(net.state_dict())
     assert set(net.state_dict()) == set(weights)
     assert all(torch.equal(net.state_dict()[k], v) for k, v in weights.items())  # no step taken: the same weights
