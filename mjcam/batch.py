@@ -177,6 +177,8 @@ def _scored(reading, options: Options) -> dict:
             result = score_hand(reading.hand, options.rules, options.flags, house)
             record["score"] = result.to_json()
             record["legal"] = result.legal
+        except ValueError as e:  # the hand read cannot be scored as it stands (say, not 14 tiles): its words
+            record["error"] = {"kind": "score", "message": str(e)}
         except Exception as e:  # noqa: BLE001  (recorded, not fatal)
             record["error"] = {"kind": "score", "message": f"{type(e).__name__}: {e}"}
     record["status"] = "no-hand" if not rec.hand else "scored" if record["legal"] else "not-a-win"
@@ -389,6 +391,18 @@ def open_output(path: str):
     raise BatchError(f"{path}: --out must end in .jsonl, .csv or .sqlite")
 
 
+def _failure_line(record: dict) -> str:
+    """A failed photo's path and what went wrong, the path once (most messages start with it).
+
+    >>> _failure_line({"path": "a/b.jpg", "error": {"message": "a/b.jpg: empty file"}})
+    'a/b.jpg: empty file'
+    >>> _failure_line({"path": "a/b.jpg", "error": {"message": "out of memory"}})
+    'a/b.jpg: out of memory'
+    """
+    message = (record.get("error") or {}).get("message", "")
+    return message if message.startswith(record["path"] + ":") else f"{record['path']}: {message}"
+
+
 # ---------------------------------------------------------------- progress
 
 class Progress:
@@ -412,7 +426,8 @@ class Progress:
             if self.done == self.total:
                 print(file=self.stream)
         else:
-            print(f"{self.done}/{self.total} {record['status']}: {record['path']}", file=self.stream, flush=True)
+            person = ", a person to check" if record.get("needs_person") and record["status"] != "error" else ""
+            print(f"{self.done}/{self.total} {record['status']}{person}: {record['path']}", file=self.stream, flush=True)
 
 
 # ---------------------------------------------------------------- the run
@@ -430,7 +445,7 @@ class Summary:
 
     def line(self) -> str:
         share = f" ({self.auto / self.read:.0%} of those read)" if self.read else ""
-        return (f"{self.found} photos: {self.skipped} already recorded, {self.read} read, {self.auto} scored "
+        return (f"{self.found} photo{'' if self.found == 1 else 's'}: {self.skipped} already recorded, {self.read} read, {self.auto} scored "
                 f"without a person{share}, {self.needs_person} need a person, {self.failed} failed, "
                 f"{self.duplicates} duplicates")
 
@@ -556,7 +571,8 @@ def write_review(out: str, review: str) -> int:
         if r["status"] == "no-hand":
             why.append("no complete hand could be written")
         elif r["status"] == "not-a-win":
-            why.append("the proposed hand is not a legal win under the rules")
+            reason = (r.get("score") or {}).get("reason")
+            why.append("the proposed hand is not a legal win under the rules" + (f": {reason}" if reason else ""))
         why += rec.notes  # what the recogniser noticed: a guessed winning tile, a tile short of a hand ...
         img = f"<img src='{thumb}' alt='annotated photo'>" if thumb else "<p class='why'>photo no longer readable</p>"
         items = "".join(f"<li>{html.escape(w)}</li>" for w in why)
@@ -564,8 +580,7 @@ def write_review(out: str, review: str) -> int:
                      f"<code>{html.escape(r.get('hand') or '-')}</code><ul class='why'>{items}</ul></figcaption></figure>")
     if failed:
         parts.append(f"<h2>Could not be read ({len(failed)})</h2><ul>")
-        parts += [f"<li>{html.escape(r['path'])}: {html.escape((r.get('error') or {}).get('message', ''))}</li>"
-                  for r in failed]
+        parts += [f"<li>{html.escape(_failure_line(r))}</li>" for r in failed]
         parts.append("</ul>")
     with open(review, "w", encoding="utf-8") as fh:
         fh.write("\n".join(parts))

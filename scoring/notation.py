@@ -201,7 +201,7 @@ def _tokenize(text: str) -> tuple[list[tuple[int, str, int, int, bool]], list[tu
             open_br = ""
             continue
         if kind == "nosuit":
-            raise NotationError("digits need a suit letter m, p, s or z after them", tok, pos)
+            raise NotationError("digits need a suit letter after them: m, p or s (or z for honours, 1z to 7z)", tok, pos)
         raise NotationError("unknown tile", tok, pos)
     if open_br:
         raise NotationError("set is not closed", open_br, open_pos)

@@ -192,8 +192,39 @@ def test_progress_plain_lines_when_not_a_terminal(capsys):
     buf = io.StringIO()
     p = Progress(2, buf)
     p.step({"status": "scored", "path": "a.jpg"})
-    p.step({"status": "error", "path": "b.jpg"})
+    p.step({"status": "error", "path": "b.jpg", "needs_person": True})
     assert buf.getvalue() == "1/2 scored: a.jpg\n2/2 error: b.jpg\n"
+    buf = io.StringIO()
+    Progress(1, buf).step({"status": "scored", "path": "c.jpg", "needs_person": True})  # scored, but not alone
+    assert buf.getvalue() == "1/1 scored, a person to check: c.jpg\n"
+
+
+def test_a_hand_that_cannot_be_scored_is_recorded_in_its_own_words(monkeypatch):
+    from mjcam import batch
+    from mjcam.scoring.notation import NotationError
+
+    def refuse(*args, **kwargs):
+        raise NotationError("a winning hand has 14 tiles (kongs counted as 3); this one has 13")
+
+    monkeypatch.setattr(batch, "score_hand", refuse)
+    record = batch.process(os.path.join(SAMPLES, "hand-layout.jpg"), None, Options())
+    assert record["error"] == {"kind": "score", "message": "a winning hand has 14 tiles (kongs counted as 3); "
+                                                            "this one has 13"}
+    assert record["status"] == "not-a-win" and record["hand"]
+
+
+def test_review_page_says_why_a_hand_is_no_legal_win_and_names_a_failed_photo_once(tmp_path):
+    out, page = tmp_path / "run.jsonl", tmp_path / "review.html"
+    shutil.copy(os.path.join(SAMPLES, "hand-layout.jpg"), tmp_path / "hand.jpg")  # 2 fan as East: under 3
+    (tmp_path / "empty.jpg").write_bytes(b"")
+    run([str(tmp_path / "hand.jpg"), str(tmp_path / "empty.jpg")], str(out), Options(), progress=_quiet())
+    recs = {os.path.basename(r["path"]): r for r in map(json.loads, out.read_text().splitlines())}
+    assert recs["hand.jpg"]["status"] == "not-a-win"
+    write_review(str(out), str(page))
+    text = page.read_text()
+    assert html.escape("not a legal win under the rules: " + recs["hand.jpg"]["score"]["reason"]) in text
+    empty = recs["empty.jpg"]["path"]
+    assert text.count(html.escape(empty)) == 1 and html.escape(f"{empty}: empty file") in text
 
 
 def test_options_recorded_before_a_condition_existed_hold_its_default():
