@@ -532,6 +532,10 @@ def test_annotate_draws_boxes_and_flags():
     out = annotate(img, rec)  # an image at half the photo's size: boxes scale with it
     assert (img == 90).all() and out.shape == img.shape
     assert tuple(out[35, 60]) == FLAG and tuple(out[35, 10]) != FLAG
+    under = (slice(37, 40), slice(27, 58))  # below the boxes and between them: where the set's line runs
+    assert (out[under] != 90).any()
+    rec.groups[0]["kind"] = "stray"  # tiles left out of the hand: boxes, but no line joining them
+    assert (annotate(img, rec)[under] == 90).all()
 
 
 def test_contract_entry_point_from_vision():

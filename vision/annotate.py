@@ -1,5 +1,6 @@
-"""The picture a person looks at to confirm a reading: each tile's box, code and set drawn on the
-photo; tiles to check drawn thick in red with a question mark."""
+"""The picture a person looks at to confirm a reading: each tile's box, number and code drawn on the
+photo in its set's colour, with a line under each set (thicker for a melded one; none under the
+tiles left out of the hand); tiles to check drawn thick in red with a question mark."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def annotate(image: np.ndarray, rec: Recognition) -> np.ndarray:
         cv2.putText(out, label, (x1 + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, font, (255, 255, 255), thick,
                     cv2.LINE_AA)
     for gi, g in enumerate(rec.groups):  # a line under each set, thicker for melded ones
-        if not g["tiles"]:
+        if not g["tiles"] or g.get("kind") == "stray":  # tiles left out of the hand make no set: no line
             continue
         bs = np.array([rec.tiles[p].box for p in g["tiles"]]) * s
         y = int(bs[:, 3].max()) + 2 * thick
