@@ -27,6 +27,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from mjcam.scoring.notation import NotationError
 from mjcam.service import WinFlags, judge, read_photo, score_hand
 
 SUPPORTED = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".avif", ".tif", ".tiff", ".bmp", ".gif")
@@ -177,7 +178,7 @@ def _scored(reading, options: Options) -> dict:
             result = score_hand(reading.hand, options.rules, options.flags, house)
             record["score"] = result.to_json()
             record["legal"] = result.legal
-        except ValueError as e:  # the hand read cannot be scored as it stands (say, not 14 tiles): its words
+        except NotationError as e:  # the hand read cannot be scored as it stands (say, not 14 tiles): its words
             record["error"] = {"kind": "score", "message": str(e)}
         except Exception as e:  # noqa: BLE001  (recorded, not fatal)
             record["error"] = {"kind": "score", "message": f"{type(e).__name__}: {e}"}
@@ -570,6 +571,8 @@ def write_review(out: str, review: str) -> int:
         why = why or [f"check {d}" for d in rec.doubts()]
         if r["status"] == "no-hand":
             why.append("no complete hand could be written")
+        elif r["status"] == "not-a-win" and r.get("error"):  # the hand read cannot be scored as it stands
+            why.append(f"the proposed hand cannot be scored: {r['error'].get('message', '')}")
         elif r["status"] == "not-a-win":
             reason = (r.get("score") or {}).get("reason")
             why.append("the proposed hand is not a legal win under the rules" + (f": {reason}" if reason else ""))

@@ -4,9 +4,9 @@
 :func:`fold_batch_norms` first folds each batch norm into the convolution before it (the 8-bit copy
 rounds the folded weights, and an exported network has them folded already); :func:`rounded` then
 rounds, in the forward pass only, each convolution's and linear layer's weights (per output channel,
-symmetric int8) and input (per tensor, uint8 between running extremes), but for the layers named
-``keep`` (left in floating point by ``models.quantize --float-ends``). The gradient passes the
-rounding as if it were not there. :func:`plain` takes the rounding off again before export: what is
+symmetric int8) and input (per tensor, uint8 between running extremes, kept in the checkpoint), but
+for the layers named ``keep`` (left in floating point by ``models.quantize --float-ends``). The
+gradient passes the rounding as if it were not there. :func:`plain` takes the rounding off again before export: what is
 exported is the float network, quantized afterwards by ``models.quantize``.
 """
 
@@ -41,35 +41,39 @@ def fold_batch_norms(model: nn.Module) -> nn.Module:
 
 
 class _RoundedWeight(nn.Module):
-    """A weight rounded to int8 per output channel, symmetric (the scale its largest magnitude over
-    127.5, as onnxruntime's per-channel weights)."""
+    """A weight rounded to int8 per output channel, symmetric: the scale its largest magnitude over
+    127, the values -127 to 127 (as onnxruntime's per-channel weights)."""
 
     def forward(self, w: torch.Tensor) -> torch.Tensor:
         dims = tuple(range(1, w.dim()))
-        scale = (w.detach().abs().amax(dim=dims) / 127.5).clamp_min(1e-8)
+        scale = (w.detach().abs().amax(dim=dims) / 127.0).clamp_min(1e-8)
         return torch.fake_quantize_per_channel_affine(w, scale, torch.zeros_like(scale, dtype=torch.int32), 0,
-                                                      -128, 127)
+                                                      -127, 127)
 
 
-class _InputRounding:
-    """A forward pre-hook rounding a layer's input to uint8 between its running extremes (0 always
-    inside them, as onnxruntime's activation ranges), updated while training."""
+class _InputRounding(nn.Module):
+    """A layer's input rounded to uint8 between its running extremes (0 always inside them, as
+    onnxruntime's activation ranges), the extremes updated while training. They are buffers, so a
+    checkpoint keeps them and a resumed run rounds as the run it goes on from."""
 
     def __init__(self):
-        self.low = self.high = None
+        super().__init__()
+        self.register_buffer("extremes", torch.zeros(2))
+        self.register_buffer("seen", torch.zeros((), dtype=torch.bool))
 
-    def __call__(self, module: nn.Module, args):
-        (x,) = args
-        if module.training or self.low is None:
-            lo, hi = float(x.detach().min().clamp(max=0)), float(x.detach().max().clamp(min=0))
-            if self.low is None:
-                self.low, self.high = lo, hi
-            else:
-                self.low += MOMENTUM * (lo - self.low)
-                self.high += MOMENTUM * (hi - self.high)
-        scale = max((self.high - self.low) / 255.0, 1e-8)
-        zero = int(min(255, max(0, round(-self.low / scale))))
-        return (torch.fake_quantize_per_tensor_affine(x, scale, zero, 0, 255),)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.training or not self.seen:
+            now = torch.stack([x.detach().min().clamp(max=0), x.detach().max().clamp(min=0)])
+            self.extremes.copy_(now if not self.seen else self.extremes + MOMENTUM * (now - self.extremes))
+            self.seen.fill_(True)
+        low, high = float(self.extremes[0]), float(self.extremes[1])
+        scale = max((high - low) / 255.0, 1e-8)
+        zero = int(min(255, max(0, round(-low / scale))))
+        return torch.fake_quantize_per_tensor_affine(x, scale, zero, 0, 255)
+
+
+def _round_input(module: nn.Module, args):
+    return (module.input_rounding(args[0]),)
 
 
 def rounded(model: nn.Module, keep: tuple[str, ...] = ()) -> nn.Module:
@@ -81,7 +85,8 @@ def rounded(model: nn.Module, keep: tuple[str, ...] = ()) -> nn.Module:
     for name, m in model.named_modules():
         if isinstance(m, (nn.Conv2d, nn.Linear)) and name not in keep:
             parametrize.register_parametrization(m, "weight", _RoundedWeight())
-            m._input_rounding = m.register_forward_pre_hook(_InputRounding())
+            m.input_rounding = _InputRounding()
+            m._input_hook = m.register_forward_pre_hook(_round_input)
     return model
 
 
@@ -92,9 +97,10 @@ def plain(model: nn.Module) -> nn.Module:
     for m in model.modules():
         if parametrize.is_parametrized(m, "weight"):
             parametrize.remove_parametrizations(m, "weight", leave_parametrized=False)
-        hook = m.__dict__.pop("_input_rounding", None)
+        hook = m.__dict__.pop("_input_hook", None)
         if hook is not None:
             hook.remove()
+            del m.input_rounding
     return model
 
 

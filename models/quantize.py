@@ -44,9 +44,11 @@ class _Recorder:
         return getattr(self._session, name)
 
 
-def calibration_inputs(data: str, photos: int, seed: int = 0) -> tuple[list, list]:
+def calibration_inputs(data: str, photos: int, seed: int = 0, classifier_file: str | None = None) -> tuple[list, list]:
     """The classifier's and the detector's inputs while the recogniser reads ``photos`` training
-    photos with the float models."""
+    photos with the float models (``classifier_file``: that classifier in place of the shipped one,
+    so that its crops are cut at its own input size)."""
+    from mjcam.vision.classify import TileClassifier
     from mjcam.vision.pipeline import Recognizer
 
     from datasets.readers import held_out_sources, read_yolo
@@ -60,7 +62,7 @@ def calibration_inputs(data: str, photos: int, seed: int = 0) -> tuple[list, lis
     for p in pools:
         rng.shuffle(p)
     chosen = [r for pair in zip(*pools) for r in pair][:photos]
-    rec = Recognizer()
+    rec = Recognizer(classifier=TileClassifier(classifier_file) if classifier_file else None)
     classifier, detector = [], []
     clf, det = rec.classifier, rec.stages.find.proposers[0]
     clf._session = _Recorder(clf.session, classifier, rng, 1.0)
@@ -83,6 +85,8 @@ def _alike(inputs: list) -> list:
     ``MOST_ALIKE``, spread over all): onnxruntime's histogram calibrators stack every activation
     of every feed, so all must share one shape (the detector's looks come in many sizes)."""
     ones = [{k: v[i:i + 1] for k, v in feed.items()} for feed in inputs for i in range(len(next(iter(feed.values()))))]
+    if not ones:
+        return []
     shapes = [tuple(v.shape for v in feed.values()) for feed in ones]
     common = max(set(shapes), key=shapes.count)
     kept = [feed for feed, shape in zip(ones, shapes) if shape == common]
@@ -162,8 +166,10 @@ def main(argv=None) -> None:
 
     if os.path.abspath(a.out_dir) == os.path.dirname(SHIPPED["classifier"].path):
         raise SystemExit("--out-dir: a folder other than the shipped models' (they are read to calibrate)")
+    if a.classifier and not os.path.isfile(a.classifier):
+        raise SystemExit(f"--classifier: no such file {a.classifier}")
     os.makedirs(a.out_dir, exist_ok=True)
-    classifier, detector = calibration_inputs(a.data, a.photos, a.seed)
+    classifier, detector = calibration_inputs(a.data, a.photos, a.seed, a.classifier)
     print(f"calibration inputs: classifier {len(classifier)} batches, detector {len(detector)} looks")
     for name, feeds, keep in (("classifier", classifier, ()), ("detector", detector, DETECTOR_FLOAT)):
         if a.only and name != a.only:

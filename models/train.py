@@ -239,8 +239,8 @@ def main(argv=None) -> None:
                          "when it reads a photo (default); as-labelled — the labelled part")
     ap.add_argument("--eight-bit", action="store_true",
                     help="teach the network for 8 bits: its batch norms folded, it trains seeing its weights and "
-                         "inputs rounded as an 8-bit copy rounds them (first and last layers aside); quantize the "
-                         "exported file with models.quantize --only classifier --float-ends")
+                         "inputs rounded as an 8-bit copy rounds them (first and last layers aside); then make the copy "
+                         "with models.quantize --only classifier --float-ends --classifier OUT")
     a = ap.parse_args(argv)
     for flag, n in (("--glyphs", a.glyphs), ("--brushed", a.brushed)):
         if n < 0:

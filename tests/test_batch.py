@@ -199,7 +199,7 @@ def test_progress_plain_lines_when_not_a_terminal(capsys):
     assert buf.getvalue() == "1/1 scored, a person to check: c.jpg\n"
 
 
-def test_a_hand_that_cannot_be_scored_is_recorded_in_its_own_words(monkeypatch):
+def test_a_hand_that_cannot_be_scored_is_recorded_in_its_own_words(monkeypatch, tmp_path):
     from mjcam import batch
     from mjcam.scoring.notation import NotationError
 
@@ -207,10 +207,14 @@ def test_a_hand_that_cannot_be_scored_is_recorded_in_its_own_words(monkeypatch):
         raise NotationError("a winning hand has 14 tiles (kongs counted as 3); this one has 13")
 
     monkeypatch.setattr(batch, "score_hand", refuse)
-    record = batch.process(os.path.join(SAMPLES, "hand-layout.jpg"), None, Options())
+    out, page = tmp_path / "run.jsonl", tmp_path / "review.html"
+    run([os.path.join(SAMPLES, "hand-layout.jpg")], str(out), Options(), workers=0, progress=_quiet())
+    record = json.loads(out.read_text())
     assert record["error"] == {"kind": "score", "message": "a winning hand has 14 tiles (kongs counted as 3); "
                                                             "this one has 13"}
     assert record["status"] == "not-a-win" and record["hand"]
+    write_review(str(out), str(page))  # the page gives the same words
+    assert "the proposed hand cannot be scored: a winning hand has 14 tiles" in page.read_text()
 
 
 def test_review_page_says_why_a_hand_is_no_legal_win_and_names_a_failed_photo_once(tmp_path):
