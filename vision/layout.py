@@ -28,6 +28,10 @@ from .group import TileObs, reading_order, row_frame
 from .labels import BACK
 from .preprocess import SIDEWAYS_RATIO
 
+#: a tile lies sideways only where its box is also this many times as wide for its height as the
+#: photo's median box (:func:`orientations`)
+SIDEWAYS_AGAINST = 1.4
+
 Box = tuple[float, float, float, float]
 
 GAP_MIN, GAP_MAX = 0.75, 1.4  # a gap in a row this many tile widths wide may hold a tile the detector missed
@@ -90,18 +94,31 @@ def orientations(boxes: list[Box], codes: list[str]) -> tuple[list[str], bool]:
     """Each tile's orientation, and whether the rows run down the photo (a photo turned a quarter):
     where the tiles' nearest neighbours lie (:func:`_rows_run_down`), else the shape of most boxes.
 
-    Most tiles of a hand stand; the tiles whose boxes are turned against the majority lie sideways.
+    Most tiles of a hand stand; the tiles whose boxes are turned against the majority lie sideways:
+    a box over ``SIDEWAYS_RATIO`` times as wide as tall (in the photo's frame) and at least
+    ``SIDEWAYS_AGAINST`` times as wide for its height as the median box (faces down aside). Seen
+    from low down, standing tiles' boxes come out nearly square, and one a little wider than the
+    rest still stands; one lying sideways is about 1.8 times as wide for its height as its
+    neighbours from any angle.
+
+    >>> orientations([(0, 0, 30, 40), (31, 0, 61, 40), (62, 10, 102, 40)], ["1m", "1m", "1m"])
+    (['upright', 'upright', 'sideways'], False)
+    >>> orientations([(0, 0, 40, 40), (41, 0, 90, 40), (91, 0, 131, 40)], ["1m", "2m", "3m"])  # from low down
+    (['upright', 'upright', 'upright'], False)
     """
     wide = _rows_run_down(boxes)
+    aspects = [(b[2] - b[0]) / max(1e-6, b[3] - b[1]) for b, c in zip(boxes, codes) if c != BACK]
     if wide is None:
-        aspects = [(b[2] - b[0]) / max(1e-6, b[3] - b[1]) for b, c in zip(boxes, codes) if c != BACK]
         wide = bool(aspects) and float(np.median(aspects)) > 1.0
+    # the typical tile's width for its height in the photo's frame (rows running down: turned)
+    typical = (1 / float(np.median(aspects)) if wide else float(np.median(aspects))) if aspects else 0.75
     out = []
     for b, c in zip(boxes, codes):
         r = (b[2] - b[0]) / max(1e-6, b[3] - b[1])
+        along = 1 / r if wide else r  # its width for its height in the photo's frame
         if c == BACK:
             out.append("face-down")
-        elif (r < 1 / SIDEWAYS_RATIO) if wide else (r > SIDEWAYS_RATIO):
+        elif along > SIDEWAYS_RATIO and along >= SIDEWAYS_AGAINST * typical:
             out.append("sideways")
         else:
             out.append("upright")
