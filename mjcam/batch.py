@@ -428,7 +428,8 @@ class Progress:
                 print(file=self.stream)
         else:
             person = ", a person to check" if record.get("needs_person") and record["status"] != "error" else ""
-            print(f"{self.done}/{self.total} {record['status']}{person}: {record['path']}", file=self.stream, flush=True)
+            print(f"{self.done}/{self.total} {record['status']}{person}: {record['path']}", file=self.stream,
+                  flush=True)
 
 
 # ---------------------------------------------------------------- the run
@@ -446,7 +447,8 @@ class Summary:
 
     def line(self) -> str:
         share = f" ({self.auto / self.read:.0%} of those read)" if self.read else ""
-        return (f"{self.found} photo{'' if self.found == 1 else 's'}: {self.skipped} already recorded, {self.read} read, {self.auto} scored "
+        photos = f"{self.found} photo{'' if self.found == 1 else 's'}"
+        return (f"{photos}: {self.skipped} already recorded, {self.read} read, {self.auto} scored "
                 f"without a person{share}, {self.needs_person} need a person, {self.failed} failed, "
                 f"{self.duplicates} duplicates")
 

@@ -115,7 +115,7 @@ def orientations(boxes: list[Box], codes: list[str]) -> tuple[list[str], bool]:
     out = []
     for b, c in zip(boxes, codes):
         r = (b[2] - b[0]) / max(1e-6, b[3] - b[1])
-        along = 1 / r if wide else r  # its width for its height in the photo's frame
+        along = 1 / max(r, 1e-6) if wide else r  # its width for its height in the photo's frame
         if c == BACK:
             out.append("face-down")
         elif along > SIDEWAYS_RATIO and along >= SIDEWAYS_AGAINST * typical:
