@@ -538,6 +538,18 @@ def test_annotate_draws_boxes_and_flags():
     assert (annotate(img, rec)[under] == 90).all()
 
 
+def test_annotated_labels_of_small_tiles_fit_over_their_tiles():
+    import cv2
+
+    from mjcam.vision.annotate import SMALLEST_TEXT, _fitted
+
+    wide = cv2.getTextSize("12:9m?", cv2.FONT_HERSHEY_SIMPLEX, 1.0, 2)[0][0]
+    assert _fitted("12:9m?", 1.0, 2, wide + 5) == 1.0  # room enough: as it was
+    small = _fitted("12:9m?", 1.0, 2, wide // 2)
+    assert small < 1.0 and cv2.getTextSize("12:9m?", cv2.FONT_HERSHEY_SIMPLEX, small, 2)[0][0] <= wide // 2 + 2
+    assert _fitted("12:9m?", 1.0, 2, 3) == SMALLEST_TEXT  # never too small to read
+
+
 def test_contract_entry_point_from_vision():
     import mjcam.vision.pipeline  # noqa: F401  (importing the stage module must not shadow the function)
     from mjcam.vision import recognize as entry

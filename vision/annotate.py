@@ -19,6 +19,18 @@ FLAG = (230, 0, 0)
 WRITABLE = (".jpg", ".jpeg", ".png", ".webp")
 
 
+#: the smallest text scale a label is shrunk to so that it fits over its tile (still legible)
+SMALLEST_TEXT = 0.3
+
+
+def _fitted(label: str, font: float, thick: int, width: int) -> float:
+    """The text scale at which ``label`` is no wider than its tile's box (``width`` pixels), so that
+    the labels of small tiles side by side do not run into each other: ``font`` where it fits,
+    else smaller, down to ``SMALLEST_TEXT``."""
+    (tw, _), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font, thick)
+    return font if tw <= width else max(SMALLEST_TEXT, font * width / max(1, tw))
+
+
 def annotate(image: np.ndarray, rec: Recognition) -> np.ndarray:
     """A copy of ``image`` (RGB, any scale of the photo) with the reading drawn on it."""
     out = np.ascontiguousarray(image.copy())
@@ -31,10 +43,11 @@ def annotate(image: np.ndarray, rec: Recognition) -> np.ndarray:
         colour = FLAG if p in flagged else PALETTE[(t.group or 0) % len(PALETTE)]
         cv2.rectangle(out, (x1, y1), (x2, y2), colour, thick * (2 if p in flagged else 1))
         label = f"{p + 1}:{t.code}" + ("?" if p in flagged else "")
-        (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font, thick)
+        size = _fitted(label, font, thick, x2 - x1)
+        (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, size, thick)
         ty = y1 - 3 if y1 - th - 3 > 0 else y2 + th + 3
         cv2.rectangle(out, (x1, ty - th - 2), (x1 + tw + 2, ty + base - 1), colour, -1)
-        cv2.putText(out, label, (x1 + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, font, (255, 255, 255), thick,
+        cv2.putText(out, label, (x1 + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, size, (255, 255, 255), thick,
                     cv2.LINE_AA)
     for gi, g in enumerate(rec.groups):  # a line under each set, thicker for melded ones
         if not g["tiles"] or g.get("kind") == "stray":  # tiles left out of the hand make no set: no line
