@@ -6,8 +6,9 @@ rounds the folded weights, and an exported network has them folded already); :fu
 rounds, in the forward pass only, each convolution's and linear layer's weights (per output channel,
 symmetric int8) and input (per tensor, uint8 between running extremes, kept in the checkpoint), but
 for the layers named ``keep`` (left in floating point by ``models.quantize --float-ends``). The
-gradient passes the rounding as if it were not there. :func:`plain` takes the rounding off again before export: what is
-exported is the float network, quantized afterwards by ``models.quantize``.
+gradient passes the rounding as if it were not there. :func:`taught_shape` does both, its first
+and last layers kept. :func:`plain` takes the rounding off again before export: what is exported
+is the float network, quantized afterwards by ``models.quantize``.
 """
 
 from __future__ import annotations
@@ -88,6 +89,12 @@ def rounded(model: nn.Module, keep: tuple[str, ...] = ()) -> nn.Module:
             m.input_rounding = _InputRounding()
             m._input_hook = m.register_forward_pre_hook(_round_input)
     return model
+
+
+def taught_shape(model: nn.Module) -> nn.Module:
+    """``model`` as a run taught for 8 bits trains it: batch norms folded, rounded but for its first
+    and last layers (:func:`ends`); in place, returned."""
+    return rounded(fold_batch_norms(model), ends(model))
 
 
 def plain(model: nn.Module) -> nn.Module:

@@ -275,12 +275,12 @@ def main(argv=None) -> None:
                 if not a.eight_bit:
                     raise SystemExit(f"{a.init}: weights of a run taught for 8 bits: give --eight-bit too, "
                                      "or --init the file that run exported")
-                model = eight_bit.rounded(eight_bit.fold_batch_norms(model), eight_bit.ends(model))
+                model = eight_bit.taught_shape(model)
             model.load_state_dict(state)
     else:
         model = pretrained(a.backbone, len(CLASSES))
     if a.eight_bit and not eight_bit.taught(model.state_dict()):
-        model = eight_bit.rounded(eight_bit.fold_batch_norms(model), eight_bit.ends(model))
+        model = eight_bit.taught_shape(model)
     run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
            "seed": a.seed, "photos": a.photos, "init": a.init, "bonus_weight": a.bonus_weight,
            "part_labels": a.part_labels, **({"glyphs": a.glyphs} if a.glyphs else {}),

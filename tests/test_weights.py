@@ -472,7 +472,7 @@ def test_a_network_taught_for_8_bits_folds_its_batch_norms_and_exports_its_float
     assert net._conv_stem.weight.grad is not None  # the first layer is left as it is
     assert not hasattr(net._conv_stem, "input_rounding") and not hasattr(net._fc, "input_rounding")  # and the last
     kept = net.state_dict()  # the inputs' running extremes travel with the weights: a resumed run rounds the same
-    again = eight_bit.rounded(eight_bit.fold_batch_norms(EfficientNetLite0(44)), ("_conv_stem", "_fc"))
+    again = eight_bit.taught_shape(EfficientNetLite0(44))
     again.load_state_dict(kept)
     with torch.no_grad():
         assert torch.equal(again.eval()(x), net.eval()(x))
