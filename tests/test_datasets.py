@@ -587,6 +587,7 @@ def test_part_labels_grow_to_the_whole_tile_found_round_them_and_to_nothing_else
     assert n == 0  # one box holding two tiles' labels is neither tile's
 
 
+@needs_font
 def test_part_labels_of_a_photo_grow_to_the_tiles_the_detector_draws_once(tmp_path, monkeypatch):
     from datasets.crops import whole_tiled
 

@@ -175,7 +175,7 @@ def test_empty():
     assert g.hand is None and g.groups == []
 
 
-@pytest.mark.skipif(not available_fonts(), reason="no tile font")
+@pytest.mark.skipif(not available_fonts(), reason="no tile font (apt-get install fonts-noto-core)")
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_grouping_recovers_rendered_layouts(seed):
     layout = [("chow", ["4m", "5m", "6m"], True), ("pung", ["Gd", "Gd", "Gd"], True),

@@ -362,7 +362,7 @@ def test_serve_refuses_a_bad_port_or_a_taken_one_in_one_line(tmp_path):
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no chromium")
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium (apt-get install chromium)")
 def test_the_page_works_under_its_csp_and_another_site_cannot_write(tmp_path):
     playwright = pytest.importorskip("playwright.sync_api")
     port = free_port()
