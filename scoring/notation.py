@@ -44,13 +44,16 @@ class _once:
 
 class NotationError(ValueError):
     """A hand that cannot be read. ``token`` and ``position`` (1-based) say where: the bad token,
-    or for a fault of the whole hand (too many tiles, no winning tile) the hand as written."""
+    or for a fault of the whole hand (too many tiles, no winning tile) the hand as written and
+    where it starts; the message names a position only for a bad token (``whole``: a fault of the
+    whole hand, where no one place is wrong)."""
 
-    def __init__(self, message: str, token: str = "", position: int = 0):
+    def __init__(self, message: str, token: str = "", position: int = 0, whole: bool = False):
         self.reason = message  # what is wrong, without the token and position
         self.token = token
         self.position = position
-        where = f" at position {position}" if position else ""
+        self.whole = whole
+        where = f" at position {position}" if position and not whole else ""
         tok = f" '{token}'" if token else ""
         super().__init__(f"{message}{tok}{where}")
 
@@ -253,7 +256,7 @@ def _parse_full(text: str, waiting: bool) -> Hand:
     """:func:`parse_hand` token by token, with an error for anything malformed."""
     tokens, groups = _tokenize(text)
     if not tokens:
-        raise NotationError("empty hand", *_whole(text))
+        raise NotationError("empty hand", *_whole(text), whole=True)
 
     seen = [0] * 42
     for tile, tok, pos, _, _ in tokens:
@@ -290,16 +293,16 @@ def _parse_full(text: str, waiting: bool) -> Hand:
             raise NotationError(
                 f"a waiting hand has 13 tiles plus one per kong, bonus tiles aside; this one has {size + kongs}"
                 f"{need.format(13 + kongs)} in",
-                *_whole(text))
+                *_whole(text), whole=True)
         return Hand(concealed, tuple(melds), bonus, None)
     if not wins and len(bonus) < 7:
-        raise NotationError("no winning tile (mark it with '+', e.g. +9p) in", *_whole(text))
+        raise NotationError("no winning tile (mark it with '+', e.g. +9p) in", *_whole(text), whole=True)
     expected = (13, 14) if not wins else (14,)
     if size not in expected:
         raise NotationError(
             f"a winning hand has 14 tiles plus one per kong, bonus tiles aside; this one has {size + kongs}"
             f"{need.format(fourteen)} in",
-            *_whole(text))
+            *_whole(text), whole=True)
     return Hand(concealed, tuple(melds), bonus, wins[0][0] if wins else None)
 
 
