@@ -163,11 +163,13 @@ def test_a_tile_read_a_fifth_time_takes_its_alternative_of_which_fewer_than_four
     assert not any("a set has four" in n for n in g.notes)
 
 
-def test_claimed_tiles_that_make_no_set_are_flagged():
+def test_a_turned_tile_that_makes_no_set_is_taken_as_concealed_and_flagged_never_no_hand():
     tiles = row(["1m", "5p", "9s", "E", "E", "E", "E", "S", "S", "S", "W", "W", "W", "N", "N"], gaps={3, 13},
                 sideways={0})
     g = MeldGrouper()(tiles)
-    assert {0, 1, 2} <= set(g.needs_confirmation) and g.hand is None
+    assert 0 in g.needs_confirmation and g.hand is not None
+    assert not parse_hand(g.hand, waiting=True).melds if False else "[" not in g.hand
+    assert any("makes no set" in n for n in g.notes)
 
 
 def test_empty():
@@ -405,9 +407,14 @@ def test_a_concealed_tile_whose_alternative_is_a_flower_leaves_the_hand_for_the_
     assert g.codes[14] == "N" and g.winning == 14 and not any("read as" in n for n in g.notes)
     claimed = ["1m", "2m", "3m", "9m"] + WIN[3:]
     tiles = row(claimed, gaps={4, 14}, sideways={0})
-    tiles[3] = TileObs(tiles[3].box, "9m", 0.5, [("F3", 0.4)])  # the claimed run 1m 2m 3m 9m makes no set
+    tiles[2] = TileObs(tiles[2].box, "3m", 0.5, [("F3", 0.4)])  # a tile of the claimed chow stays in it
     g = MeldGrouper()(tiles)
-    assert g.codes[3] == "9m"
+    assert g.codes[2] == "3m"
+    # a tile touching the claimed chow but no part of it is concealed: its flower reading may make the win
+    tiles = row(claimed, gaps={4, 14}, sideways={0})
+    tiles[3] = TileObs(tiles[3].box, "9m", 0.5, [("F3", 0.4)])
+    g = MeldGrouper()(tiles)
+    assert g.codes[3] == "F3" and g.hand.startswith("[123m]") and MeldGrouper._wins(g.hand)
 
 
 def test_a_tile_read_a_fifth_time_never_takes_a_flower_for_its_alternative():

@@ -6,18 +6,21 @@ orientation; no image and no model is needed, so the heuristics run alone in tes
 - Rows: tiles whose centres lie within about half a tile of each other across the rows' slant
   (measured from neighbouring tiles, so a photo taken at an angle reads right); rows top to
   bottom, tiles left to right.
-- Runs: where the step between neighbouring tiles' centres is clearly longer than the row's
-  usual step, a new run (a set apart) starts.
-- A run with a sideways (claimed) tile is melded; a run of four alike is a kong, with face-down
-  ends a concealed kong; a run that holds several sets is cut into sets in layout order.
+- Structure: the hand's sets, the concealed part, its bonus tiles and the winning tile are read
+  from the rows' runs by the layout rules of :mod:`vision.structure` (melded sets turned or laid
+  apart, kongs stacked, face down or four alike apart, the winning tile apart or turned at the
+  row's end), each set with the evidence for it. Where that structure makes no winning hand and a
+  plausible other one does (a set laid apart taken as concealed, or the reverse), the other is
+  proposed and its sets flagged.
 - Bonus tiles (flowers, seasons) stand apart wherever they lie. A set has one of each: a flower
   or season read twice is a misread — the less sure reading takes its likeliest bonus
   alternative not read yet, and both tiles are flagged.
 - A set has four of each tile: a tile read a fifth time is a misread — the least sure of them
   takes its likeliest alternative (no flower or season) of which fewer than four are read (or
   all are flagged).
-- A lone tile at the end of the last row is the winning tile; otherwise the last concealed tile
-  is proposed (not flagged: :mod:`vision.trust` asks whether another choice changes the score).
+- A lone tile apart (at the end of the concealed row first) is the winning tile; otherwise the
+  last concealed tile is proposed (not flagged: :mod:`vision.trust` asks whether another choice
+  changes the score).
 - The rules help: when the hand is no win, the readings within reach are weighed — each hand
   tile's alternatives (concealed kongs aside) given at least ``ALT_MIN`` and at least
   ``FIX_RATIO`` times its reading, one change and, where none wins, two on different tiles (the
@@ -39,11 +42,13 @@ import statistics
 from dataclasses import dataclass, field
 
 from mjcam.scoring.decompose import arrangements
-from mjcam.scoring.notation import Hand, Meld, NotationError, format_hand, meld_kind
+from mjcam.scoring.notation import Hand, Meld, NotationError, format_hand
 from mjcam.scoring.tiles import INDEX
 
+from .structure import (Layout, Structure, alternatives, cut_sets as _cut_sets, is_bonus as _is_bonus,
+                        layout_of, read_structure, runs_of, set_kind as _set_kind)
+
 LOW_CONFIDENCE = 0.80
-GAP = 0.25  # a step between tile centres this much longer than usual separates two runs
 HAND_TILES = 14  # a winning hand without kongs, bonus tiles aside
 #: a row of the hand nearer the camera than its main row (or further) looks up to this many times
 #: larger (smaller) in a photo taken from the player's side (see hand_and_strays)
@@ -99,10 +104,6 @@ class MeldGuess:
     #: no tile was set apart as the winning tile: ``winning`` is the last concealed tile, taken
     #: for it (vision.trust asks whether another choice would score differently)
     winning_guessed: bool = False
-
-
-def _is_bonus(code: str) -> bool:
-    return len(code) == 2 and code[0] in "FS" and code[1] in "1234"
 
 
 def row_slant(tiles: list[TileObs]) -> float:
@@ -268,50 +269,10 @@ def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> 
     return out
 
 
-def _runs(tiles: list[TileObs], row: list[int]) -> list[list[int]]:
-    """Split a row where the step between two tiles' centres is clearly longer than the row's
-    usual step between touching tiles (boxes may be loose, so steps are compared, not gaps)."""
-    def step(a: int, b: int) -> float:
-        ta, tb = tiles[a].box, tiles[b].box
-        d = (tb[0] + tb[2]) / 2 - (ta[0] + ta[2]) / 2
-        return d / (((ta[2] - ta[0]) + (tb[2] - tb[0])) / 2)
-
-    steps = [step(a, b) for a, b in zip(row, row[1:])]
-    usual = sorted(steps)[len(steps) // 2] if steps else 1.0
-    usual = min(usual, 1.05)  # in a row of separate sets, the touching step is at most ~1
-    runs = [[row[0]]]
-    for b, s in zip(row[1:], steps):
-        if s > usual + GAP:
-            runs.append([b])
-        else:
-            runs[-1].append(b)
-    return runs
-
-
-def _set_kind(codes: list[str]) -> str | None:
-    if any(c not in INDEX for c in codes):
-        return None
-    return meld_kind([INDEX[c] for c in codes])
-
-
-def _cut_sets(codes: list[str]) -> list[int] | None:
-    """Lengths (3 or 4) that cut a run of claimed tiles into sets, in layout order."""
-    n = len(codes)
-    best: dict[int, list[int] | None] = {0: []}
-    for i in range(n):
-        if best.get(i) is None:
-            continue
-        for size in (3, 4):
-            j = i + size
-            if j <= n and _set_kind(codes[i:j]) and best.get(j) is None:
-                best[j] = best[i] + [size]
-    return best.get(n)
-
-
 def _hand_count(groups: list[dict]) -> tuple[int, int]:
     """The hand's tiles (bonus tiles aside, a kong counted as three) and its kongs."""
     kongs = sum(g["kind"] in ("kong", "concealed_kong") for g in groups)
-    return sum(len(g["tiles"]) for g in groups if g["kind"] != "bonus") - kongs, kongs
+    return sum(len(g["tiles"]) for g in groups if g["kind"] not in ("bonus", "stray")) - kongs, kongs
 
 
 def _count_note(groups: list[dict]) -> str | None:
@@ -324,47 +285,6 @@ def _count_note(groups: list[dict]) -> str | None:
     if n < HAND_TILES:
         return tiles + ": a tile may be missed (cut off at the photo's edge, hidden or too small to find)"
     return tiles + ": a kong may not be set apart, a tile counted twice, or one lying beside the hand taken into it"
-
-
-def _claimed(run: list[int], codes: list[str], flagged: set[int], notes: list[str]) -> list[dict]:
-    """A run with a sideways (claimed) tile cut into melded sets in layout order; where no cut
-    makes sets, one melded group of unknown kind, its tiles flagged."""
-    cuts = _cut_sets([codes[p] for p in run])
-    if cuts is None:
-        notes.append("claimed tiles that make no set")
-        flagged.update(run)
-        return [{"tiles": run, "melded": True, "kind": "unknown"}]
-    out, k = [], 0
-    for size in cuts:
-        part = run[k:k + size]
-        out.append({"tiles": part, "melded": True, "kind": _set_kind([codes[p] for p in part])})
-        k += size
-    return out
-
-
-def _sets(runs: list[list[int]], codes: list[str], seen: list[TileObs], flagged: set[int],
-          notes: list[str]) -> tuple[list[dict], list[int], list[int]]:
-    """The sets of the runs (positions; ``seen``: the tiles in reading order): bonus tiles apart;
-    four with face-down ends a concealed kong; a run with a sideways tile claimed sets
-    (:func:`_claimed`); four alike a kong; the rest concealed. ``(groups, concealed, bonus)``."""
-    groups: list[dict] = []
-    concealed: list[int] = []
-    bonus: list[int] = []
-    for run in runs:
-        bonus += [p for p in run if _is_bonus(codes[p])]
-        run = [p for p in run if not _is_bonus(codes[p])]
-        if not run:
-            continue
-        backs = [p for p in run if codes[p] == "back"]
-        if len(run) == 4 and len(backs) == 2 and backs == [run[0], run[-1]]:
-            groups.append({"tiles": run, "melded": False, "kind": "concealed_kong", "code": codes[run[1]]})
-        elif any(seen[p].orientation == "sideways" for p in run):
-            groups += _claimed(run, codes, flagged, notes)
-        elif len(run) == 4 and _set_kind([codes[p] for p in run]) == "kong":
-            groups.append({"tiles": run, "melded": True, "kind": "kong"})
-        else:
-            concealed += run
-    return groups, concealed, bonus
 
 
 NO_WINNING_TILE = "no tile set apart as the winning tile"
@@ -424,7 +344,7 @@ def _candidates(groups: list[dict], codes: list[str], tiles: list[TileObs], orde
     (:meth:`MeldGrouper._one_of_each` reads those)."""
     found: dict[tuple[int, str], float] = {}
     for g in groups:
-        if g["kind"] == "concealed_kong":
+        if g["kind"] in ("concealed_kong", "stray"):
             continue
         for p in g["tiles"]:
             t = tiles[order[p]]
@@ -482,18 +402,27 @@ class MeldGrouper:
         pos = {i: p for p, i in enumerate(order)}
         codes = [tiles[i].code for i in order]
         flagged = {pos[i] for i, t in enumerate(tiles) if t.confidence < self.low_confidence}
-        notes: list[str] = []
-        runs = [[pos[i] for i in run] for r in rows_idx for run in _runs(tiles, r)]
-        groups, concealed, bonus = _sets(runs, codes, [tiles[i] for i in order], flagged, notes)
-        winning, guessed = _winning_tile(runs, codes, concealed, notes)
+        lay = layout_of(codes, [tiles[i] for i in order], [[pos[i] for i in r] for r in rows_idx])
+        runs = [run for row in lay.runs for run in row]
+        found = read_structure(lay)
+        notes = list(found.notes)
+        flagged |= found.flagged
+        groups = [s.as_dict() for s in found.sets]
+        bonus = next((g["tiles"] for g in groups if g["kind"] == "bonus"), [])
+        concealed = next((g["tiles"] for g in groups if g["kind"] == "concealed"), [])
+        if found.guessed:
+            notes.append(NO_WINNING_TILE + ": the last concealed tile is proposed")
         twice = self._bonus_once(bonus, codes, tiles, order, flagged, notes)
-        self._four_at_most(groups, concealed, codes, tiles, order, flagged, notes)
-        if bonus:
-            groups.append({"tiles": sorted(bonus), "melded": False, "kind": "bonus"})
-        if concealed:
-            groups.append({"tiles": concealed, "melded": False, "kind": "concealed"})
-        groups = self._counted(groups, codes, winning, notes)
-        hand, winning, guessed = self._hand(groups, codes, (winning, guessed), runs, flagged, tiles, order, notes)
+        self._four_at_most([g for g in groups if g["kind"] not in ("concealed", "stray")], concealed, codes,
+                           tiles, order, flagged, notes)
+        groups = self._counted(groups, codes, found.winning, notes)
+        hand, winning, guessed = self._hand(groups, codes, (found.winning, found.guessed), runs, flagged, tiles,
+                                            order, notes)
+        if hand is None or not self._wins(hand):
+            other = self._other_structure(lay, found, codes, runs, flagged, tiles, order)
+            if other is not None:
+                groups, hand, winning, guessed, said = other
+                notes = [n for n in notes if not n.startswith(NO_WINNING_TILE)] + said
         count = _count_note(groups)  # (once the hand is read: a bonus tile read as a tile of it counts)
         if count:
             notes.append(count)
@@ -502,6 +431,28 @@ class MeldGrouper:
         groups.sort(key=lambda g: g["tiles"][0])
         return MeldGuess(order, [[pos[i] for i in r] for r in rows_idx], groups, hand, sorted(flagged),
                          winning, codes, notes, guessed)
+
+    def _other_structure(self, lay: Layout, found: Structure, codes: list[str], runs, flagged: set[int],
+                         tiles: list[TileObs], order: list[int]):
+        """Where the likeliest structure makes no winning hand, the first plausible other one that
+        does (:func:`vision.structure.alternatives`), its changed sets flagged with a note:
+        ``(groups, hand, winning, guessed, notes)``, or None."""
+        for what, st in alternatives(lay, found):
+            groups = [s.as_dict() for s in st.sets]
+            said: list[str] = []
+            more = set(flagged)
+            hand, winning, guessed = self._hand(groups, codes, (st.winning, st.guessed), runs, more, tiles,
+                                                order, said)
+            if hand is not None and self._wins(hand):
+                before = {tuple(s.tiles) for s in found.sets if s.kind != "concealed"}
+                changed = [p for s in st.sets if s.kind != "concealed" and tuple(s.tiles) not in before
+                           for p in s.tiles] or [p for s in found.sets if s.kind != "concealed"
+                                                 and tuple(s.tiles) not in {tuple(x.tiles) for x in st.sets}
+                                                 for p in s.tiles]
+                flagged |= more | set(changed)
+                return groups, hand, winning, guessed, said + [
+                    f"{what}: only that makes a winning hand; check it"]
+        return None
 
     def _bonus_once(self, bonus: list[int], codes: list[str], tiles: list[TileObs], order: list[int],
                     flagged: set[int], notes: list[str]) -> list[tuple[int, int]]:
@@ -597,6 +548,8 @@ class MeldGrouper:
         concealed: list[int] = []
         bonus: list[int] = []
         for g in groups:
+            if g["kind"] == "stray":
+                continue
             if g["kind"] == "concealed_kong":
                 if g["code"] not in INDEX:
                     return None

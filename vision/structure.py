@@ -1,0 +1,389 @@
+"""The structure of a hand as it lies on the table: which tiles make melded sets, concealed kongs,
+the concealed part, the bonus tiles and the winning tile, and the evidence for each.
+
+Players lay a winning hand down in many ways: the concealed tiles standing in a row with the
+melded sets face up in front of it, beside it or as a second row; the claimed tile of each melded
+set turned sideways, or not turned at all; the whole hand pushed down flat in one or two rows;
+kongs as four in a row, as three with the fourth laid on top, concealed kongs with face-down ends;
+flowers and seasons anywhere; the winning tile apart or not. Each way is read by a small rule on
+the tiles' rows and runs (a run: tiles touching in a row, a gap of about a tile's width or more
+separating two runs, measured in the width of the tiles at that depth, so that nearer tiles,
+larger in the photo, need a larger gap):
+
+- :func:`stacked_kongs`: a tile lying over (or under) three alike in the next row makes them a kong.
+- :func:`face_down_kongs`: four in a run with one to four face down, the faces shown all alike,
+  are a concealed kong; any other face-down tile is no tile of the hand (left apart with a note).
+- :func:`turned_sets`: a run with a tile turned sideways holds melded sets, each with a turned
+  tile; a single turned tile at the end of the concealed row, with no set of its own, is the
+  winning tile laid there; a turned tile that makes no set is taken as concealed and marked.
+- :func:`placed_sets`: a run of three or four making a set, laid apart from the concealed row (in
+  another row: in front of it, behind it), is a melded set. A run in the concealed row is concealed
+  unless a tile of it is turned: many players leave gaps between their own sets.
+- :func:`four_alike_apart`: four alike set apart in the concealed row are a melded kong.
+- :func:`winning_apart`: a lone tile apart — at the end of the concealed row first — is the
+  winning tile.
+
+A melded set always has three or four tiles and is a legal set: a chow, a pung or a kong.
+Each structure also says which other structures are plausible (:func:`alternatives`): a set
+melded only because it lies apart might be concealed tiles laid apart, a set apart in the
+concealed row might be melded with no tile turned. :mod:`vision.trust` weighs whether any of them
+changes what anyone pays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from mjcam.scoring.notation import meld_kind
+from mjcam.scoring.tiles import INDEX
+
+BACK = "back"
+GAP = 0.25  # a step between tile centres this much longer than usual separates two runs
+
+# the evidence for a set (a set's ``evidence``)
+TURNED = "a tile turned sideways"
+APART = "laid apart from the concealed row"
+FACE_DOWN = "face-down tiles"
+ON_TOP = "the fourth tile laid on top"
+FOUR_APART = "four alike set apart"
+IN_ROW = "in the concealed row"
+WON_APART = "set apart from the rest"
+WON_TURNED = "turned at the end of the concealed row"
+
+
+def is_bonus(code: str) -> bool:
+    return len(code) == 2 and code[0] in "FS" and code[1] in "1234"
+
+
+def set_kind(codes: list[str]) -> str | None:
+    """'chow', 'pung' or 'kong' for a legal set of these codes, else None."""
+    if any(c not in INDEX for c in codes):
+        return None
+    return meld_kind([INDEX[c] for c in codes])
+
+
+def cut_sets(codes: list[str]) -> list[int] | None:
+    """Lengths (3 or 4) that cut a run of tiles into legal sets, in layout order (None: no cut)."""
+    n = len(codes)
+    best: dict[int, list[int] | None] = {0: []}
+    for i in range(n):
+        if best.get(i) is None:
+            continue
+        for size in (3, 4):
+            j = i + size
+            if j <= n and set_kind(codes[i:j]) and best.get(j) is None:
+                best[j] = best[i] + [size]
+    return best.get(n)
+
+
+@dataclass
+class TileSet:
+    """A part of the hand: ``tiles`` (positions in reading order), ``kind`` ('chow', 'pung',
+    'kong', 'concealed_kong', 'concealed', 'bonus', or 'stray' for a tile left out of the hand),
+    ``melded``, and ``evidence``: what in the photo says so. ``code``: a concealed kong's tile;
+    ``why``: why a stray is left out."""
+
+    tiles: list[int]
+    kind: str
+    melded: bool = False
+    evidence: str = ""
+    code: str | None = None
+    why: str | None = None
+
+    def as_dict(self) -> dict:
+        out = {"tiles": list(self.tiles), "melded": self.melded, "kind": self.kind}
+        if self.evidence:
+            out["evidence"] = self.evidence
+        if self.code is not None:
+            out["code"] = self.code
+        if self.why is not None:
+            out["why"] = self.why
+        return out
+
+
+@dataclass
+class Structure:
+    """One reading of the hand's layout: its sets, the winning tile (a position, or None) and
+    whether it was only guessed, the tiles to mark for a person, and notes in words."""
+
+    sets: list[TileSet]
+    winning: int | None = None
+    guessed: bool = False
+    flagged: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+    def concealed(self) -> list[int]:
+        return sorted(p for s in self.sets if s.kind == "concealed" for p in s.tiles)
+
+
+@dataclass
+class Layout:
+    """What the rules read the structure from: the tiles' ``codes`` and observations (``seen``,
+    in reading order), the rows (positions), the runs of each row, and which row is the concealed
+    row (the one with most tiles of the hand)."""
+
+    codes: list[str]
+    seen: list
+    rows: list[list[int]]
+    runs: list[list[list[int]]]
+    main: int
+
+    def height(self, p: int) -> float:
+        b = self.seen[p].box
+        return b[3] - b[1]
+
+    def centre(self, p: int) -> tuple[float, float]:
+        b = self.seen[p].box
+        return (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+
+    def turned(self, p: int) -> bool:
+        return self.seen[p].orientation == "sideways"
+
+
+def runs_of(seen: list, row: list[int]) -> list[list[int]]:
+    """Split a row where the step between two tiles' centres is clearly longer than the row's
+    usual step between touching tiles, each step measured in the width of the two tiles it joins
+    (boxes may be loose, so steps are compared, not gaps; nearer tiles are wider and so need a
+    wider gap)."""
+    def step(a: int, b: int) -> float:
+        ta, tb = seen[a].box, seen[b].box
+        d = (tb[0] + tb[2]) / 2 - (ta[0] + ta[2]) / 2
+        return d / max(1e-6, ((ta[2] - ta[0]) + (tb[2] - tb[0])) / 2)
+
+    if not row:
+        return []
+    steps = [step(a, b) for a, b in zip(row, row[1:])]
+    usual = sorted(steps)[len(steps) // 2] if steps else 1.0
+    usual = min(usual, 1.05)  # in a row of separate sets, the touching step is at most ~1
+    runs = [[row[0]]]
+    for b, s in zip(row[1:], steps):
+        if s > usual + GAP:
+            runs.append([b])
+        else:
+            runs[-1].append(b)
+    return runs
+
+
+def layout_of(codes: list[str], seen: list, rows: list[list[int]]) -> Layout:
+    main = max(range(len(rows)), key=lambda r: (sum(not is_bonus(codes[p]) for p in rows[r]), -r)) if rows else 0
+    return Layout(codes, seen, rows, [runs_of(seen, r) for r in rows], main)
+
+
+# ------------------------------------------------------------------ the layout rules
+
+def stacked_kongs(lay: Layout) -> list[tuple[TileSet, int, int]]:
+    """A lone tile lying over (or just under) a run of three alike in the next row, within the
+    run's width, is the fourth tile of their kong: ``(kong, row of the three, row of the lone tile)``."""
+    out = []
+    used: set[int] = set()
+    for ri, runs in enumerate(lay.runs):
+        for run in runs:
+            if len(run) != 3 or len({lay.codes[p] for p in run}) != 1 or lay.codes[run[0]] not in INDEX:
+                continue
+            x1 = min(lay.seen[p].box[0] for p in run)
+            x2 = max(lay.seen[p].box[2] for p in run)
+            cy = sum(lay.centre(p)[1] for p in run) / 3
+            h = max(lay.height(p) for p in run)
+            for rj, others in enumerate(lay.runs):
+                if rj == ri:
+                    continue
+                for lone in others:
+                    if len(lone) != 1 or lone[0] in used or lay.codes[lone[0]] != lay.codes[run[0]]:
+                        continue
+                    x, y = lay.centre(lone[0])
+                    if x1 <= x <= x2 and abs(y - cy) <= 1.2 * h:
+                        used.add(lone[0])
+                        out.append((TileSet(sorted(run + lone), "kong", True, ON_TOP), ri, rj))
+                        break
+                else:
+                    continue
+                break
+    return out
+
+
+def face_down_kongs(lay: Layout, run: list[int]) -> tuple[list[TileSet], list[list[int]]]:
+    """Concealed kongs in a run: four in a row with one to four face down and the faces shown all
+    alike (two face-down ends is the usual way). The kongs, and the pieces of the run left between
+    them."""
+    kongs, pieces, piece = [], [], []
+    k = 0
+    while k < len(run):
+        window = run[k:k + 4]
+        faces = {lay.codes[p] for p in window if lay.codes[p] != BACK}
+        backs = sum(lay.codes[p] == BACK for p in window)
+        if len(window) == 4 and backs >= 1 and len(faces) <= 1 and (not faces or faces <= set(INDEX)):
+            code = next(iter(faces)) if faces else BACK
+            kongs.append(TileSet(window, "concealed_kong", False, FACE_DOWN, code=code))
+            if piece:
+                pieces.append(piece)
+            piece = []
+            k += 4
+            continue
+        piece.append(run[k])
+        k += 1
+    if piece:
+        pieces.append(piece)
+    return kongs, pieces
+
+
+def turned_sets(lay: Layout, run: list[int], end_of_concealed_row: bool) -> tuple[list[TileSet], list[int], int | None]:
+    """The melded sets of a run with a turned tile: ``(sets, concealed positions, winning tile or
+    None)``. The whole run cut into legal sets each with a turned tile; else a single turned tile at
+    the end of the concealed row is the winning tile laid there; else each turned tile's set, the
+    three or four tiles beside it that make one (the run's own end first: a set is laid at the end of
+    the row), the rest concealed; a turned tile with no set stays concealed (its caller marks it)."""
+    codes = [lay.codes[p] for p in run]
+    turned = [p for p in run if lay.turned(p)]
+    cuts = cut_sets(codes)
+    if cuts is not None:
+        parts, k = [], 0
+        for size in cuts:
+            parts.append(run[k:k + size])
+            k += size
+        if all(any(lay.turned(p) for p in part) for part in parts):
+            return [TileSet(part, set_kind([lay.codes[p] for p in part]), True, TURNED) for part in parts], [], None
+    if end_of_concealed_row and len(turned) == 1 and turned[0] == run[-1] and len(run) > 4:
+        return [], run[:-1], run[-1]
+    sets: list[TileSet] = []
+    taken: set[int] = set()
+    for t in turned:
+        if t in taken:
+            continue
+        i = run.index(t)
+        windows = []
+        for size in (4, 3):
+            for start in range(max(0, i - size + 1), min(i, len(run) - size) + 1):
+                part = run[start:start + size]
+                if taken & set(part) or not set_kind([lay.codes[p] for p in part]):
+                    continue
+                at_end = start == 0 or start + size == len(run)
+                windows.append((not at_end, -size, abs(start + size / 2 - i), part))
+        if windows:
+            part = min(windows)[3]
+            taken.update(part)
+            sets.append(TileSet(part, set_kind([lay.codes[p] for p in part]), True, TURNED))
+    return sets, [p for p in run if p not in taken], None
+
+
+def placed_sets(lay: Layout, run: list[int], row: int) -> TileSet | None:
+    """A run of three or four making a legal set, laid apart from the concealed row (in a row of
+    its own: in front of the row, behind it, or a second row), is a melded set."""
+    if row == lay.main or not 3 <= len(run) <= 4:
+        return None
+    kind = set_kind([lay.codes[p] for p in run])
+    return TileSet(run, kind, True, APART) if kind else None
+
+
+def four_alike_apart(lay: Layout, run: list[int], alone: bool) -> TileSet | None:
+    """Four alike in a run of their own are a melded kong."""
+    if not alone or len(run) != 4 or set_kind([lay.codes[p] for p in run]) != "kong":
+        return None
+    return TileSet(run, "kong", True, FOUR_APART)
+
+
+def winning_apart(lay: Layout, lone: list[tuple[int, int, bool]]) -> int | None:
+    """The winning tile among the lone tiles apart (``(position, row, last of its row)``): the one at
+    the end of the concealed row, else the last one read."""
+    if not lone:
+        return None
+    at_end = [p for p, r, last in lone if r == lay.main and last]
+    return at_end[0] if at_end else lone[-1][0]
+
+
+# ------------------------------------------------------------------ the structure
+
+def read_structure(lay: Layout) -> Structure:
+    """The likeliest structure of the hand laid out as ``lay`` (the rules above, in turn)."""
+    sets: list[TileSet] = []
+    concealed: list[int] = []
+    bonus: list[int] = []
+    backs: list[int] = []
+    flagged: set[int] = set()
+    notes: list[str] = []
+    winning = None
+    lone: list[tuple[int, int, bool]] = []
+    stacked = stacked_kongs(lay)
+    in_stack = {p for s, _, _ in stacked for p in s.tiles}
+    sets += [s for s, _, _ in stacked]
+    tile_runs = sum(1 for runs in lay.runs for run in runs if any(not is_bonus(lay.codes[p]) for p in run))
+    for ri, runs in enumerate(lay.runs):
+        for ki, whole in enumerate(runs):
+            bonus += [p for p in whole if is_bonus(lay.codes[p])]
+            run = [p for p in whole if not is_bonus(lay.codes[p]) and p not in in_stack]
+            if not run:
+                continue
+            last = ki == len(runs) - 1
+            kongs, pieces = face_down_kongs(lay, run)
+            sets += kongs
+            for piece in pieces:
+                down = [p for p in piece if lay.codes[p] == BACK]
+                backs += down
+                piece = [p for p in piece if p not in down]
+                if not piece:
+                    continue
+                if any(lay.turned(p) for p in piece):
+                    if len(piece) == 1 and ri == lay.main and last and tile_runs > 1:
+                        lone.append((piece[0], ri, True))  # a single tile turned at the row's end
+                        concealed += piece
+                        continue
+                    found, rest, won = turned_sets(lay, piece, ri == lay.main and last)
+                    sets += found
+                    concealed += rest
+                    if won is not None:
+                        winning = won
+                        concealed.append(won)
+                    lost = [p for p in rest if lay.turned(p)]
+                    if lost:
+                        flagged.update(lost)
+                        notes.append("a tile turned sideways that makes no set with the tiles beside it is "
+                                     "taken as a concealed tile: check it")
+                    continue
+                placed = placed_sets(lay, piece, ri) or four_alike_apart(lay, piece, len(pieces) == 1 and len(runs) > 1)
+                if placed is not None:
+                    sets.append(placed)
+                    continue
+                if len(piece) == 1 and tile_runs > 1 and len(pieces) == 1:
+                    lone.append((piece[0], ri, last))
+                concealed += piece
+    guessed = False
+    if winning is None:
+        winning = winning_apart(lay, [x for x in lone if x[0] in concealed])
+    if winning is None and concealed:
+        winning, guessed = concealed[-1], True
+    out = sets[:]
+    if bonus:
+        out.append(TileSet(sorted(bonus), "bonus"))
+    if concealed:
+        out.append(TileSet(concealed, "concealed", False, IN_ROW))
+    if backs:
+        out.append(TileSet(sorted(backs), "stray", why="face-down"))
+        notes.append(f"{len(backs)} face-down tile(s) that make no kong are left out of the hand")
+    return Structure(out, winning, guessed, flagged, notes)
+
+
+def alternatives(lay: Layout, st: Structure) -> list[tuple[str, Structure]]:
+    """The other plausible structures, each with what changes in words: a set melded only because it
+    lies apart taken as concealed; a set of three or four set apart in the concealed row taken as
+    melded; a kong of four alike shown face up taken as a pung and a tile."""
+    out = []
+    concealed = next((s for s in st.sets if s.kind == "concealed"), None)
+    for k, s in enumerate(st.sets):
+        if s.melded and s.evidence in (APART, FOUR_APART):
+            rest = [x for j, x in enumerate(st.sets) if j != k and x is not concealed]
+            tiles = sorted((concealed.tiles if concealed else []) + s.tiles)
+            out.append((f"the {s.kind} laid apart taken as concealed tiles",
+                        replace(st, sets=rest + [TileSet(tiles, "concealed", False, IN_ROW)])))
+    if concealed is not None:
+        for runs in lay.runs[lay.main:lay.main + 1]:
+            for run in runs:
+                part = [p for p in run if p in concealed.tiles]
+                if len(part) != len(run) or len(run) not in (3, 4) or len(runs) < 2 or st.winning in part:
+                    continue
+                kind = set_kind([lay.codes[p] for p in part])
+                if kind:
+                    rest = [p for p in concealed.tiles if p not in part]
+                    sets = [x for x in st.sets if x is not concealed] + [TileSet(part, kind, True, APART)]
+                    if rest:
+                        sets.append(TileSet(rest, "concealed", False, IN_ROW))
+                    out.append((f"the {kind} set apart in the row taken as melded", replace(st, sets=sets)))
+    return out
