@@ -126,11 +126,15 @@ def test_wrong_pins_are_throttled_per_client_and_logged(pin_app, caplog):
             assert r.status_code == 401
         r = thief.post("/api/games", json={"players": PLAYERS}, headers={"X-Mjcam-Pin": PIN})  # not even looked at
         assert r.status_code == 429 and int(r.headers["retry-after"]) > 0 and "try again" in r.json()["error"]
-    logged = [m for m in caplog.messages if "wrong PIN from 10.0.0.66" in m]
-    assert len(logged) == 10 and "now wait" in logged[-1]
+    logged = [m for m in caplog.messages if "PIN" in m]  # one line, then a summary, not a line a guess
+    assert len(logged) == 1 and "wrong PIN from 10.0.0.66" in logged[0]
     phone = _client(pin_app, client=("10.0.0.7", 4000), pin=PIN)  # the table goes on
     assert phone.post("/api/games", json={"players": PLAYERS}).status_code == 201
     assert _games(pin_app) == 1
+    with caplog.at_level(logging.WARNING, logger="mjcam.serve"):
+        line = pin_app.state.table.throttle.report()
+    assert line.startswith("10 wrong PINs and 1 request refused unjudged, from 1 address") and line in caplog.messages
+    assert pin_app.state.table.throttle.report() is None  # nothing since
 
 
 def test_at_most_ten_pins_a_minute_are_judged_from_one_client():

@@ -27,7 +27,8 @@ from starlette.routing import Route
 
 from mjcam.ledger import Ledger, LedgerError
 from mjcam.service import CONDITIONS, read_photo
-from mjcam.web.guard import MAX_JSON, Guard, HttpError, PinThrottle, error_response, path_ids, read_json, schemas
+from mjcam.web.guard import (MAX_JSON, SESSION_COOKIE, Guard, HttpError, PinThrottle, error_response, path_ids,
+                              read_json, schemas)
 from mjcam.web.tiles import CropCache, crops, picture, verdict
 
 MAX_UPLOAD = 25 * 1024 * 1024
@@ -74,7 +75,8 @@ def _jpeg(image, side: int) -> bytes:
 @dataclass
 class Table:
     """What every handler of one app shares: the ledger, the page's token (a new one after each
-    start of the server), the PIN's throttle (None: no PIN), the request bodies' schemas, the
+    start of the server), the PIN's throttle (None: no PIN), whether reading needs the PIN too
+    (``read_pin``), the request bodies' schemas, the
     crops of the photos read last, and the recogniser (the shipped models unless given, loaded on
     first upload)."""
 
@@ -82,6 +84,7 @@ class Table:
     token: str
     throttle: PinThrottle | None = None
     recognizer: object = None
+    read_pin: bool = False
     bodies: dict = field(default_factory=lambda: schemas(CONDITIONS))
     crops: CropCache = field(default_factory=CropCache)
 
@@ -97,10 +100,12 @@ def _table(request: Request) -> Table:
     return request.app.state.table
 
 
-def guarded(handler, write: bool = False, body: str | None = None):
+def guarded(handler, write: bool = False, body: str | None = None, public: bool = False):
     """``handler`` behind the checks every endpoint shares, in an order that tells nothing of
     the PIN: the ids in the path, the JSON body against its schema (``body``: its name in
-    :func:`mjcam.web.guard.schemas`), then the PIN of a write. Every refusal is a 4xx."""
+    :func:`mjcam.web.guard.schemas`), then the PIN of a write (and, where the app asks it for
+    reading too, of every request but a ``public`` one; a device's session cookie stands for the
+    PIN it gave). Every refusal is a 4xx."""
     async def endpoint(request: Request):
         table = _table(request)
         try:
@@ -109,9 +114,15 @@ def guarded(handler, write: bool = False, body: str | None = None):
                 request.state.upload = await _first_chunk(request)
             elif body is not None:
                 request.state.body = await read_json(request, table.bodies[body])
-            if write and table.throttle is not None:
-                table.throttle.check(request.client.host if request.client else "?", request.headers.get("x-mjcam-pin"))
-            return await handler(request)
+            session = None
+            if table.throttle is not None and (write or (table.read_pin and not public)):
+                session = table.throttle.check(request.client.host if request.client else "?",
+                                               request.headers.get("x-mjcam-pin"), request.cookies.get(SESSION_COOKIE))
+            response = await handler(request)
+            if session is not None:  # the PIN was right: this device need not be held up again
+                response.set_cookie(SESSION_COOKIE, session, max_age=int(table.throttle.remember), path="/",
+                                    httponly=True, samesite="strict")
+            return response
         except LedgerError as e:
             return _error(str(e), e.status)
         except HttpError as e:
@@ -191,6 +202,7 @@ async def meta(request: Request):
     return JSONResponse({"presets": [{"id": i, "name": load_preset(i).name} for i in PRESET_IDS],
                          "tiles": list(CODES), "flags": list(CONDITIONS), "tables": list(TABLES),
                          "payments": list(SCHEMES), "pin_required": table.throttle is not None,
+                         "pin_for_reading": table.throttle is not None and table.read_pin,
                          "max_upload": MAX_UPLOAD, "token": table.token})
 
 
@@ -308,7 +320,7 @@ def routes() -> list[Route]:
         Route("/static/{name}", static),
         Route("/static/tiles/{code}.svg", tile_picture),
         Route("/favicon.ico", favicon),
-        Route("/api/meta", guarded(meta)),
+        Route("/api/meta", guarded(meta, public=True)),
         Route("/api/games", guarded(games), methods=["GET"]),
         Route("/api/games", guarded(games, write=True, body="game"), methods=["POST"]),
         Route("/api/games/{game:int}", guarded(game)),
@@ -322,16 +334,18 @@ def routes() -> list[Route]:
     ]
 
 
-def create_app(db_path: str, pin: str | None = None, recognizer=None, hosts=()) -> Starlette:
+def create_app(db_path: str, pin: str | None = None, recognizer=None, hosts=(), read_pin: bool = False) -> Starlette:
     """The app over the ledger at ``db_path``. With ``pin``, every write needs it (header
-    ``X-Mjcam-Pin``; wrong ones throttled per client, see :class:`mjcam.web.guard.PinThrottle`).
+    ``X-Mjcam-Pin``; wrong ones throttled, see :class:`mjcam.web.guard.PinThrottle`), and with
+    ``read_pin`` every reading of a game or photo too (the page, its scripts, the tile pictures and
+    ``/api/meta`` stay open).
     ``recognizer`` defaults to the shipped models, loaded on first upload. The app answers to IP
     addresses, ``localhost`` and the names in ``hosts``; every write needs the token that
     ``/api/meta`` gives the page (see :class:`mjcam.web.guard.Guard`)."""
     import secrets
 
     table = Table(Ledger(db_path), secrets.token_urlsafe(24), PinThrottle(pin) if pin is not None else None,
-                  recognizer)
+                  recognizer, read_pin=bool(read_pin and pin is not None))
     app = Starlette(routes=routes(), exception_handlers={Exception: _internal},
                     middleware=[Middleware(Guard, hosts=hosts, token=table.token, body_limit=_body_limit)])
     app.state.table = table

@@ -2,15 +2,17 @@
 
 - :class:`Guard`, an ASGI middleware around the whole app: a request must name this server in its
   ``Host`` header (an IP address, ``localhost`` or a name it was told to answer to), which stops DNS
-  rebinding; a request body may not be declared larger than its endpoint takes; a write (any
+  rebinding; its path and query must be UTF-8 text; a GET or HEAD carries no body, and no request
+  body may be declared larger than its endpoint takes; a write (any
   method but GET and HEAD) must come from the page itself: no foreign ``Origin`` or
   ``Sec-Fetch-Site``, and the page's token (``X-Mjcam-Token``, given out by ``/api/meta``, which
   another site's page cannot read); every response carries the security headers.
 - :func:`read_json` and :data:`SCHEMAS`: the one validation layer of request bodies. Whatever the
   body, the answer is a 4xx with a short message: too large, not JSON, nested too deep, a field of
   the wrong type or out of range.
-- :class:`PinThrottle`: wrong PINs from one client are judged at most ``per_minute`` a minute,
-  each logged; the table's other phones are not held up.
+- :class:`PinThrottle`: wrong PINs are judged at most ``per_minute`` a minute from one address and
+  a few a minute from all together, logged as a summary; a phone that gave the right PIN is never
+  held up.
 """
 
 from __future__ import annotations
@@ -101,6 +103,9 @@ class Guard:
         headers = {}
         for k, v in scope.get("headers") or ():
             headers.setdefault(k.decode("latin-1"), v.decode("latin-1"))
+        if not _utf8(scope.get("raw_path") or scope.get("path", "").encode("utf-8", "surrogatepass")) \
+                or not _utf8(scope.get("query_string") or b""):
+            return HttpError("the address holds bytes that are not UTF-8 text", 400)
         host = headers.get("host", "")
         name = host_name(host)
         if not name or not (name in self.hosts or _is_ip(name)):
@@ -113,6 +118,8 @@ class Guard:
             if int(size) > limit:
                 return HttpError(f"the request is over {_size(limit)}", 413)
         if scope.get("method", "GET") in SAFE_METHODS:
+            if (size is not None and size.strip() != "0") or "transfer-encoding" in headers:
+                return HttpError(f"a {scope.get('method', 'GET')} request carries no body", 400)
             return None
         site = headers.get("sec-fetch-site")
         if site is not None and site not in ("same-origin", "none"):
@@ -145,6 +152,17 @@ class Guard:
         await self.app(scope, receive, send_with_headers)
 
 
+def _utf8(raw: bytes) -> bool:
+    """Whether the bytes of a path or query, %-escapes undone, are UTF-8 text."""
+    from urllib.parse import unquote_to_bytes
+
+    try:
+        unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _size(n: int) -> str:
     return f"{n // (1024 * 1024)} MB" if n >= 1024 * 1024 else f"{n // 1024} KB"
 
@@ -170,7 +188,22 @@ async def read_json(request, schema: dict | None = None) -> dict:
         raise HttpError("the request body is not JSON") from None
     if not isinstance(body, dict):
         raise HttpError("the request body must be a JSON object")
+    if not encodable(body):
+        raise HttpError(UNENCODABLE)
     return validate(body, schema) if schema is not None else body
+
+
+UNENCODABLE = "the request holds text that is not valid Unicode (a lone surrogate): retype it"
+
+
+def encodable(value) -> bool:
+    """Whether every text in ``value`` (a JSON value: its keys too) can be written as UTF-8: JSON's
+    ``\\ud800`` escapes give lone surrogates that no file, database or page can hold."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, RecursionError, ValueError):
+        return False
+    return True
 
 
 def _no_constant(name: str):
@@ -321,36 +354,168 @@ def normal_pin(value: str) -> str:
     return unicodedata.normalize("NFKC", value).strip()
 
 
-class PinThrottle:
-    """Judges the PIN of each write. A client (by address) is allowed ``per_minute`` wrong PINs in
-    any minute; beyond that its writes are refused (429) without the PIN being looked at, until
-    the oldest of them is a minute old. A right PIN from another phone is never held up."""
+SESSION_COOKIE = "mjcam_session"
 
-    def __init__(self, pin: str, per_minute: int = 10, window: float = 60.0, clock=time.monotonic):
+
+def address_key(client: str) -> str:
+    """The block of addresses one device or one person controls, as the throttle counts them: an
+    IPv4 address; an IPv6 address by its /64 (the block a network hands each machine); every
+    loopback address as one (127.0.0.0/8 and ::1 are all this computer)."""
+    try:
+        ip = ipaddress.ip_address(client.split("%")[0])
+    except ValueError:
+        return client[:64]
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return "loopback"
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class PinThrottle:
+    """Judges the PIN of each request that needs it, so that guessing is slow from one address or
+    from many, and never locks the table out:
+
+    - per address (see :func:`address_key`): ``per_minute`` wrong PINs in any minute; beyond that
+      its requests are refused (429) without the PIN being looked at, until the oldest of them is a
+      minute old;
+    - every address together: ``global_free`` wrong PINs in any minute; beyond that each further
+      wrong PIN closes the door to unknown devices for a wait that doubles each time (1 s, 2 s, ...
+      at most ``backoff_max`` s) and ends once a minute passes with no more than ``global_free``;
+    - a device that gives the right PIN is handed a session (a cookie, see :data:`SESSION_COOKIE`)
+      and its address is remembered for ``remember`` seconds: with the session it is let in at once
+      (its PIN, if it sends one, judged without counting; a request with the session alone, as a
+      picture or a download makes, needs no PIN),
+      and from that address its PIN is judged without waiting for the door, whatever guessing goes
+      on elsewhere. A new device waits at most ``backoff_max`` seconds for each try.
+
+    Wrong PINs are logged as one line a quiet spell starts with and then a summary each
+    ``report_every`` seconds, never a line per guess."""
+
+    def __init__(self, pin: str, per_minute: int = 10, window: float = 60.0, clock=time.monotonic,
+                 global_free: int = 10, backoff_max: float = 15.0, remember: float = 12 * 3600.0,
+                 report_every: float | None = 60.0):
         self.pin = normal_pin(pin).encode("utf-8")
         self.per_minute, self.window, self.clock = per_minute, window, clock
-        self.failures: OrderedDict[str, deque] = OrderedDict()
+        self.global_free, self.backoff_max, self.remember = global_free, backoff_max, remember
+        self.failures: OrderedDict[str, deque] = OrderedDict()  # address -> times of its wrong PINs
+        self.recent: deque = deque()  # times of every wrong PIN judged
+        self.backoff, self.door_opens = 0.0, 0.0
+        self.sessions: OrderedDict[str, float] = OrderedDict()  # session -> when it ends
+        self.trusted: OrderedDict[str, float] = OrderedDict()  # address -> until when
+        self.report_every = report_every
+        self.counts = {"wrong": 0, "refused": 0}
+        self.guessers: set[str] = set()
+        self._timer = None
         self.lock = threading.Lock()
 
-    def check(self, client: str, given: str | None) -> None:
+    # ------------------------------------------------------------ sessions and trusted addresses
+
+    def _valid(self, session: str | None, now: float) -> bool:
+        if not session:
+            return False
+        until = self.sessions.get(session)
+        if until is None or until <= now:
+            self.sessions.pop(session, None)
+            return False
+        return True
+
+    def _admit(self, key: str, now: float) -> str:
+        import secrets
+
+        session = secrets.token_urlsafe(24)
+        self.sessions[session] = now + self.remember
+        while len(self.sessions) > 4096:
+            self.sessions.popitem(last=False)
+        self.trusted[key] = now + self.remember
+        self.trusted.move_to_end(key)
+        while len(self.trusted) > 1024:
+            self.trusted.popitem(last=False)
+        return session
+
+    def session_valid(self, session: str | None) -> bool:
+        """Whether ``session`` is one this throttle handed out and still holds."""
+        with self.lock:
+            return self._valid(session, self.clock())
+
+    # ------------------------------------------------------------ judging
+
+    def check(self, client: str, given: str | None, session: str | None = None) -> str | None:
+        """Let the request in, or raise :class:`HttpError` (401 wrong or missing PIN, 429 wait).
+        Returns a new session to hand the device when its PIN was judged right, else None."""
         with self.lock:
             now = self.clock()
-            q = self.failures.get(client)
+            if self._valid(session, now):  # a device that gave the right PIN: never held up
+                if not given or hmac.compare_digest(normal_pin(given).encode("utf-8"), self.pin):
+                    return None  # (a picture or a download carries the session alone)
+                raise HttpError("wrong PIN: this game needs its PIN", 401)
+            key = address_key(client)
+            q = self.failures.get(key)
             if q is not None:
                 while q and now - q[0] >= self.window:
                     q.popleft()
                 if len(q) >= self.per_minute:
+                    self._count("refused", key)
                     wait = max(1, math.ceil(self.window - (now - q[0])))
                     raise HttpError(f"too many wrong PINs from this device: try again in {wait} s", 429,
                                     {"Retry-After": str(wait)})
-            if hmac.compare_digest(normal_pin(given or "").encode("utf-8"), self.pin):
-                return
+            while self.recent and now - self.recent[0] >= self.window:
+                self.recent.popleft()
+            if len(self.recent) <= self.global_free:
+                self.backoff = 0.0
+            trusted = self.trusted.get(key, 0.0) > now
+            if not trusted and now < self.door_opens:
+                self._count("refused", key)
+                wait = max(1, math.ceil(self.door_opens - now))
+                raise HttpError(f"too many wrong PINs on this server just now: try again in {wait} s", 429,
+                                {"Retry-After": str(wait)})
+            if not given or not given.strip():  # nothing guessed: asked for, not counted
+                raise HttpError("this game needs its PIN", 401)
+            if hmac.compare_digest(normal_pin(given).encode("utf-8"), self.pin):
+                return self._admit(key, now)
             if q is None:
-                q = self.failures[client] = deque()
+                q = self.failures[key] = deque()
             q.append(now)
-            self.failures.move_to_end(client)
-            while len(self.failures) > 4096:  # clients long gone are forgotten first
+            self.failures.move_to_end(key)
+            while len(self.failures) > 4096:  # addresses long gone are forgotten first
                 self.failures.popitem(last=False)
-            log.warning("wrong PIN from %s (%d in the last minute%s)", client, len(q),
-                        "; its writes now wait" if len(q) >= self.per_minute else "")
+            self.recent.append(now)
+            if len(self.recent) > self.global_free:
+                self.backoff = min(self.backoff_max, self.backoff * 2 or 1.0)
+                self.door_opens = now + self.backoff
+            self._count("wrong", key)
         raise HttpError("wrong or missing PIN: this game needs its PIN", 401)
+
+    # ------------------------------------------------------------ the log
+
+    def _count(self, what: str, key: str) -> None:
+        quiet = not any(self.counts.values())
+        self.counts[what] += 1
+        if len(self.guessers) < 10_000:
+            self.guessers.add(key)
+        if quiet and what == "wrong":
+            log.warning("wrong PIN from %s (further ones are summed up every %d s)", key,
+                        self.report_every or self.window)
+        if quiet and self.report_every and self._timer is None:
+            self._timer = threading.Timer(self.report_every, self.report)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def report(self) -> str | None:
+        """Log (and return) the summary of the wrong PINs since the last one, if there were any."""
+        with self.lock:
+            self._timer = None
+            wrong, refused, n = self.counts["wrong"], self.counts["refused"], len(self.guessers)
+            self.counts = {"wrong": 0, "refused": 0}
+            self.guessers = set()
+            waiting = self.clock() < self.door_opens
+        if not (wrong or refused):
+            return None
+        line = (f"{wrong} wrong PIN{'' if wrong == 1 else 's'} and {refused} request{'' if refused == 1 else 's'} "
+                f"refused unjudged, from {n} address{'' if n == 1 else 'es'}, since the last report")
+        if waiting:
+            line += f"; new devices wait up to {self.backoff:.0f} s for a try (phones that gave the PIN do not)"
+        log.warning("%s", line)
+        return line
