@@ -3,7 +3,12 @@
 - The schema changes only through named migrations (:data:`MIGRATIONS`), applied in order and
   remembered in the ``migrations`` table.
 - WAL journal; every write is one ``BEGIN IMMEDIATE`` transaction, so a crash mid-request leaves
-  either the whole hand or none of it.
+  either the whole hand or none of it; ``synchronous=FULL``, so a hand the page was told is
+  recorded survives a power cut too (writes are a few a minute: the cost does not show).
+- Text is stored only where it can be written as UTF-8; a lone surrogate that a file holds all
+  the same (written before this was checked) is read back as U+FFFD, never as an error.
+- Recording a hand reads only the game's last hand and the number of its hands (an index), not
+  its history: it costs the same however long the game.
 - A recorded hand stores its notation, the preset id and version (a fingerprint of the rules
   with the house rules applied) and the per-seat integer deltas: totals are sums of stored
   deltas, never recomputed, so history does not change when a preset does.
@@ -87,6 +92,33 @@ MIGRATIONS: list[tuple[str, str]] = [
     """),
 ]
 
+def _encodable(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8 (a lone surrogate, from a JSON ``\\ud800``, cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _mend(value):
+    """``value`` (as read from JSON) with every lone surrogate in its texts made U+FFFD."""
+    if isinstance(value, str):
+        return value if _encodable(value) else value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_mend(v) for v in value]
+    if isinstance(value, dict):
+        return {_mend(k): _mend(v) for k, v in value.items()}
+    return value
+
+
+def _loads(text: str):
+    """A JSON column read back: a text that cannot be written as UTF-8 is mended (:func:`_mend`)
+    rather than left to fail every page that shows it."""
+    value = json.loads(text)
+    return value if _encodable(text) and "\\ud" not in text.lower() else _mend(value)
+
+
 class LedgerError(ValueError):
     """A request the ledger refuses; ``status`` is the HTTP status that says why."""
 
@@ -165,7 +197,7 @@ class Ledger:
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         db.row_factory = sqlite3.Row
         db.execute("PRAGMA foreign_keys=ON")
-        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA synchronous=FULL")
         return _Closing(db)
 
     # ------------------------------------------------------------ games
@@ -177,6 +209,8 @@ class Ledger:
         names = [p.strip() for p in players]
         if len(names) != 4 or not all(names) or any(len(n) > 40 for n in names):
             raise LedgerError("a game needs four player names (1 to 40 characters each)")
+        if not all(_encodable(n) for n in names):
+            raise LedgerError("a player name holds text that is not valid Unicode: retype it")
         if len({n.casefold() for n in names}) < 4:  # the scores and the CSV are kept by name
             raise LedgerError("the four players need four different names")
         if not isinstance(preset, str) or preset not in PRESET_IDS:
@@ -228,6 +262,23 @@ class Ledger:
                         over, rnd = True, 3
         return DealState(dealer, SEATS[rnd], len(hands), over)
 
+    @staticmethod
+    def _state_after(game: sqlite3.Row, last, count: int) -> DealState:
+        """The deal now, from the last hand played (its dealer and wind as stored) alone: the same
+        as :meth:`_state` over every hand, without reading them."""
+        if last is None:
+            return DealState(0, game["start_round"], 0, False)
+        dealer, rnd, over = last["dealer"], SEATS.index(last["round"]), False
+        keep = (last["kind"] == "win" and last["winner"] == dealer) or \
+            (last["kind"] == "draw" and game["dealer_keeps_on_draw"])
+        if not keep:
+            dealer = (dealer + 1) % 4
+            if dealer == 0:
+                rnd += 1
+                if rnd == 4:
+                    over, rnd = True, 3
+        return DealState(dealer, SEATS[rnd], count, over)
+
     def game(self, game_id: int, db=None) -> dict:
         if db is None:
             with self._connect() as db:
@@ -235,7 +286,7 @@ class Ledger:
         g = self._game_row(db, game_id)
         hands = self._hands(db, game_id)
         st = self._state(g, hands)
-        players = json.loads(g["players"])
+        players = _loads(g["players"])
         totals = [0, 0, 0, 0]
         history = []
         for i, h in enumerate(hands, 1):
@@ -245,10 +296,10 @@ class Ledger:
                             "winner": h["winner"], "discarder": h["discarder"], "fan": h["fan"],
                             "points": h["points"], "deltas": deltas, "totals": list(totals),
                             "dealer": h["dealer"], "round": h["round"], "preset": h["preset"],
-                            "preset_version": h["preset_version"], "flags": json.loads(h["flags"]),
+                            "preset_version": h["preset_version"], "flags": _loads(h["flags"]),
                             "photo_id": h["photo_id"],
-                            "patterns": json.loads(h["breakdown"]) if h["breakdown"] else []})
-        return {"id": g["id"], "players": players, "preset": g["preset"], "house": json.loads(g["house"]),
+                            "patterns": _loads(h["breakdown"]) if h["breakdown"] else []})
+        return {"id": g["id"], "players": players, "preset": g["preset"], "house": _loads(g["house"]),
                 "start_round": g["start_round"], "dealer_keeps_on_draw": bool(g["dealer_keeps_on_draw"]),
                 "flowers_in_play": bool(g["flowers_in_play"]),
                 "dealer": st.dealer, "round": st.round, "hands_recorded": st.hand_number, "over": st.over,
@@ -257,7 +308,7 @@ class Ledger:
     def games(self) -> list[dict]:
         with self._connect() as db:
             rows = db.execute("SELECT id, created, players, preset FROM games ORDER BY id DESC").fetchall()
-        return [{"id": r["id"], "created": r["created"], "players": json.loads(r["players"]), "preset": r["preset"]}
+        return [{"id": r["id"], "created": r["created"], "players": _loads(r["players"]), "preset": r["preset"]}
                 for r in rows]
 
     # ------------------------------------------------------------ scoring a proposed hand
@@ -271,6 +322,8 @@ class Ledger:
             raise LedgerError(str(e), 422) from None
 
     def _score(self, g: sqlite3.Row, preset, st: DealState, hand: str, winner, discarder, flags: dict):
+        if isinstance(hand, str) and not _encodable(hand):
+            raise LedgerError("the hand holds text that is not valid Unicode: retype it")
         if not isinstance(winner, int) or not 0 <= winner < 4:
             raise LedgerError("winner must be a player place 0-3")
         if discarder is not None and (not isinstance(discarder, int) or not 0 <= discarder < 4 or discarder == winner):
@@ -305,7 +358,7 @@ class Ledger:
 
     def _begin(self, db, request_id, game_id: int, expected: int | None):
         """Start the write; returns the hand already recorded under this request id, if any."""
-        if not isinstance(request_id, str) or not 8 <= len(request_id) <= 80:
+        if not isinstance(request_id, str) or not 8 <= len(request_id) <= 80 or not _encodable(request_id):
             raise LedgerError("every write needs a request_id (8 to 80 characters)")
         db.execute("BEGIN IMMEDIATE")
         old = db.execute("SELECT id, game_id FROM hands WHERE request_id = ?", (request_id,)).fetchone()
@@ -314,15 +367,19 @@ class Ledger:
                 raise LedgerError("request_id already used for another game", 409)
             return old["id"]
         g = self._game_row(db, game_id)
-        hands = self._hands(db, game_id)
-        if expected is not None and expected != len(hands):
-            raise LedgerError(f"stale: the game has {len(hands)} hands recorded, not {expected}; reload", 409)
-        return g, hands
+        count = db.execute("SELECT COUNT(*) FROM hands WHERE game_id = ? AND undone = 0", (game_id,)).fetchone()[0]
+        if expected is not None and expected != count:
+            raise LedgerError(f"stale: the game has {count} hands recorded, not {expected}; reload", 409)
+        last = db.execute("SELECT kind, winner, dealer, round FROM hands WHERE game_id = ? AND undone = 0 "
+                          "ORDER BY seq DESC LIMIT 1", (game_id,)).fetchone()
+        return g, self._state_after(g, last, count)
 
     def record(self, game_id: int, request_id: str, kind: str, hand: str | None = None, winner: int | None = None,
                discarder: int | None = None, flags: dict | None = None, photo_id: int | None = None,
-               expected_hands: int | None = None) -> tuple[dict, bool]:
-        """Record a win or a drawn hand. Returns (game, created) — created is False for a repeat."""
+               expected_hands: int | None = None, view: bool = True) -> tuple[dict, bool]:
+        """Record a win or a drawn hand. Returns (game, created) — created is False for a repeat.
+        With ``view`` false the game is given as ``{"id", "hands_recorded"}`` only: recording many
+        hands in a row then costs the same for each, however long the game."""
         if kind not in ("win", "draw"):
             raise LedgerError("kind is 'win' or 'draw'")
         with self._connect() as db:
@@ -334,9 +391,8 @@ class Ledger:
                     db.execute("ROLLBACK")
                     if not _same_write(old, kind, hand, winner, discarder, flags):
                         raise LedgerError("request_id already used for another hand: send a new one", 409)
-                    return self.game(game_id, db), False
-                g, hands = begun
-                st = self._state(g, hands)
+                    return self._view(game_id, db, view), False
+                g, st = begun
                 if st.over:
                     raise LedgerError("the game is over: the North round has been played", 409)
                 if photo_id is not None and db.execute("SELECT 1 FROM photos WHERE id = ? AND game_id = ?",
@@ -367,11 +423,17 @@ class Ledger:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
-            return self.game(game_id, db), True
+            return self._view(game_id, db, view), True
+
+    def _view(self, game_id: int, db, whole: bool) -> dict:
+        if whole:
+            return self.game(game_id, db)
+        return {"id": game_id, "hands_recorded": db.execute("SELECT COUNT(*) FROM hands WHERE game_id = ? AND "
+                                                            "undone = 0", (game_id,)).fetchone()[0]}
 
     def undo(self, game_id: int, request_id: str, expected_hands: int | None = None) -> dict:
         """Take back the last recorded hand (kept in the file, marked undone)."""
-        if not isinstance(request_id, str) or not 8 <= len(request_id) <= 80:
+        if not isinstance(request_id, str) or not 8 <= len(request_id) <= 80 or not _encodable(request_id):
             raise LedgerError("every write needs a request_id (8 to 80 characters)")
         with self._connect() as db:
             try:
