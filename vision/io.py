@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import warnings
 
 import numpy as np
 
 MAX_PIXELS = 200_000_000
 MIN_PIXELS = 16 * 16
+MAX_BYTES = 256 * 1024 * 1024  # a file larger than this is not opened (a phone's photo is under 30 MB)
 
 
 class ImageError(ValueError):
-    """A file that is not a usable picture. ``kind`` says which way: missing, folder, empty,
-    too-large, too-small, not-an-image, corrupt, unreadable."""
+    """A file that is not a usable picture. ``kind`` says which way: missing, folder, not-a-file
+    (a pipe, a device, a socket), empty, too-large, too-small, not-an-image, corrupt, unreadable."""
 
     def __init__(self, message: str, kind: str = "corrupt"):
         super().__init__(message)
@@ -219,8 +221,13 @@ def load_photo(path: str, max_side: int | None = None, reduce: int = 1) -> tuple
         raise ImageError(f"{path}: no such file", "missing")
     if os.path.isdir(path):
         raise ImageError(f"{path}: is a folder, not a picture", "folder")
+    if not stat.S_ISREG(os.stat(path).st_mode):  # looked at without opening it: a pipe would wait for ever
+        raise ImageError(f"{path}: not a file but a pipe, a device or a socket", "not-a-file")
     if os.path.getsize(path) == 0:
         raise ImageError(f"{path}: empty file", "empty")
+    if os.path.getsize(path) > MAX_BYTES:
+        raise ImageError(f"{path}: {os.path.getsize(path) / 2 ** 20:.0f} MB, over the "
+                         f"{MAX_BYTES // 2 ** 20} MB a photo may take", "too-large")
     _register_heif()
     Image.MAX_IMAGE_PIXELS = MAX_PIXELS
     try:
