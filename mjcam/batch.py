@@ -23,6 +23,7 @@ import io
 import json
 import os
 import sqlite3
+import stat
 import sys
 import time
 from dataclasses import dataclass
@@ -95,10 +96,39 @@ def find_photos(paths: list[str]) -> list[str]:
     return [p for p in out if not (p in seen or seen.add(p))]
 
 
+def refusal(path: str, paths: list[str]) -> dict | None:
+    """The error record of a photo batch does not open, or None: a link found in a folder that
+    leads out of it (named directly, a link is followed), anything but a regular file (a pipe or
+    a device would wait for ever or never end), a file over the size a photo may take."""
+    from mjcam.vision.io import MAX_BYTES
+
+    def error(kind: str, message: str) -> dict:
+        return {"path": path, "hash": None, "status": "error", "needs_person": True,
+                "error": {"kind": kind, "message": f"{path}: {message}"}}
+
+    folder = next((f for f in paths if os.path.isdir(f) and path.startswith(os.path.join(f, ""))), None)
+    if folder is not None and os.path.islink(path):
+        target, inside = os.path.realpath(path), os.path.realpath(folder)
+        if os.path.commonpath([target, inside]) != inside:
+            return error("outside", f"a link to {target}, outside {folder}: not followed")
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return error("unreadable", f"cannot be looked at ({e.strerror or e})")
+    if not stat.S_ISREG(st.st_mode):
+        return error("not-a-file", "not a file but a pipe, a device or a socket")
+    if st.st_size > MAX_BYTES:
+        return error("too-large", f"{st.st_size / 2 ** 20:.0f} MB, over the {MAX_BYTES // 2 ** 20} MB a photo may take")
+    return None
+
+
 def content_hash(path: str) -> str | None:
     h = hashlib.sha256()
-    try:
-        with open(path, "rb") as fh:
+    try:  # opened without waiting (a pipe put in its place would), and read only if a regular file
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
     except OSError:
@@ -500,6 +530,14 @@ def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: st
         summary = Summary(found=len(photos))
         jobs, first = [], {}
         for p in photos:
+            refused = refusal(p, paths)
+            if refused is not None:  # never opened; recorded once, as a file that cannot be read
+                if p in unread:
+                    summary.skipped += 1
+                else:
+                    output.write(refused)
+                    summary.failed += 1
+                continue
             digest = content_hash(p)
             if (digest and digest in done) or (digest is None and p in unread):
                 summary.skipped += 1
