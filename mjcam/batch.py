@@ -26,14 +26,22 @@ import sqlite3
 import stat
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mjcam.scoring.notation import NotationError
+from mjcam.scoring.tiles import SEATS
 from mjcam.service import WinFlags, judge, read_photo, score_hand
 
 SUPPORTED = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".avif", ".tif", ".tiff", ".bmp", ".gif")
 CSV_FIELDS = ["path", "hash", "status", "hand", "needs_person", "legal", "fan", "points", "rules",
-              "error_kind", "error", "duplicate_of", "tiles", "detail"]
+              "error_kind", "error", "duplicate_of", "tiles", "confirmed", "payment_E", "payment_S", "payment_W",
+              "payment_N", "detail"]
+#: the columns of a CSV output made before the columns confirmed and payment_*: such a file is
+#: added to in its own columns
+CSV_FIELDS_BEFORE = [f for f in CSV_FIELDS if f != "confirmed" and not f.startswith("payment_")]
+#: what a CSV row keeps in its last column, besides its own columns
+CSV_DETAIL = ("image", "tiles", "groups", "needs_confirmation", "legal", "error", "options", "check", "notes", "score",
+              "payments", "confirmed", "proposed", "situation", "given", "taken", "winning", "winning_guessed", "tops")
 
 
 class BatchError(Exception):
@@ -69,6 +77,15 @@ def _lock(path: str) -> int:
 def _unlock(fd: int | None) -> None:
     if fd is not None:
         os.close(fd)  # (closing the descriptor lets the lock go)
+
+
+def current(records: list[dict]) -> list[dict]:
+    """Each photo's record that counts: its latest (a re-read or a person's confirmation
+    supersedes the ones before), in the order the photos were first recorded."""
+    latest: dict[str, dict] = {}
+    for r in records:
+        latest[r["path"]] = r  # (a key given again keeps its place)
+    return list(latest.values())
 
 
 def _record(value, where: str) -> dict:
@@ -181,40 +198,98 @@ def _differences(was: dict, now: dict) -> str:
                      if a.get(k) != b.get(k))
 
 
-def process(path: str, digest: str | None, options: Options) -> dict:
+@dataclass(frozen=True)
+class Plan:
+    """What a person said of one photo: the situation it is scored under (``flags``; as a person
+    wrote it, ``given``, None where the command line's options stand) and their ``hand`` (None:
+    the reader's; "": the photo shows no winning hand)."""
+
+    flags: WinFlags
+    given: object = None  # mjcam.sheets.Situation
+    hand: str | None = None
+
+
+def situated(base: WinFlags, given, seat_of=None) -> WinFlags:
+    """``base`` (the command line's situation) with a photo's own winner, discarder and winning
+    conditions (:class:`mjcam.sheets.Situation`); ``seat_of(who)``: the seat of a winner or
+    discarder given as a player's name (default: the value as it is, a seat)."""
+    from dataclasses import replace
+
+    from mjcam.service import CONDITIONS
+
+    if given is None:
+        return base
+    seat = seat_of or (lambda who: who)
+    return replace(base, seat=seat(given.winner), discarder=None if given.discarder is None else seat(given.discarder),
+                   responsible=None, **{c: c in given.flags for c in CONDITIONS})
+
+
+def process(path: str, digest: str | None, options: Options, plan: Plan | None = None) -> dict:
     """One photo's record (never raises for a bad photo: the error is the record)."""
+    from mjcam.night import photo_time
     from mjcam.vision.io import ImageError
 
-    base = {"path": path, "hash": digest, "options": options.to_json()}
+    base = {"path": path, "hash": digest, "taken": photo_time(path), "options": options.to_json()}
     try:
         reading = read_photo(path)
     except ImageError as e:
-        return {**base, "status": "error", "needs_person": True, "error": {"kind": e.kind, "message": str(e)}}
+        failed = {**base, "status": "error", "needs_person": True, "error": {"kind": e.kind, "message": str(e)}}
+        return rescore(failed, options, plan) if plan is not None and plan.hand is not None else failed
     except Exception as e:  # a fault of ours must not stop the run: it is recorded and counted
         return {**base, "status": "error", "needs_person": True,
                 "error": {"kind": "internal", "message": f"{type(e).__name__}: {e}"}}
-    return {**base, **_scored(reading, options)}
+    return {**base, **_scored(reading, options, plan)}
 
 
-def _scored(reading, options: Options) -> dict:
-    """The record of a photo read: the reading, its score, and whether a person is needed."""
+def rescore(record: dict, options: Options, plan: Plan | None) -> dict:
+    """``record`` scored again from the reading it keeps (no photo is read): under ``plan``'s
+    situation, from the person's hand where it gives one. A photo that could not be read is
+    scored from the person's hand alone."""
+    from mjcam.service import Reading
+    from mjcam.vision.pipeline import Recognition
+
+    keep = {k: record[k] for k in ("path", "hash", "taken") if k in record}
+    if record.get("status") == "error":
+        if plan is None or plan.hand is None:
+            return {**record, "options": options.to_json()}
+        rec = Recognition(record["path"], 0, 0, [], [], None, [])
+    else:  # (a confirmed record keeps the reader's own hand as proposed)
+        rec = Recognition.from_json({**record, "hand": record.get("proposed")} if record.get("confirmed") else record)
+    return {**keep, "options": options.to_json(), **_scored(Reading(None, rec), options, plan)}
+
+
+def _scored(reading, options: Options, plan: Plan | None = None) -> dict:
+    """The record of a photo read: the reading, its score, and whether a person is needed; with
+    a person's hand (``plan.hand``), that hand scored and the record ``confirmed``."""
     rec, house = reading.recognition, dict(options.house)
+    flags = plan.flags if plan is not None else options.flags
+    person = plan.hand if plan is not None else None
     d = rec.to_json()
     record = {"image": {"width": rec.width, "height": rec.height}, "tiles": d["tiles"],
               "groups": d["groups"], "hand": rec.hand, "needs_confirmation": rec.needs_confirmation,
-              "notes": rec.notes, "legal": None, "score": None, "error": None}
-    if rec.hand:
+              "notes": rec.notes, "winning": rec.winning, "winning_guessed": rec.winning_guessed, "tops": rec.tops,
+              "legal": None, "score": None, "payments": None, "error": None, "confirmed": person is not None,
+              "situation": flags.situation(),
+              "given": None if plan is None or plan.given is None else plan.given.to_json()}
+    if person is not None:
+        record["proposed"], record["hand"] = rec.hand, person or None
+    if record["hand"]:
         try:
-            result = score_hand(reading.hand, options.rules, options.flags, house)
+            result = score_hand(record["hand"] if person else reading.hand, options.rules, flags, house)
             record["score"] = result.to_json()
             record["legal"] = result.legal
+            record["payments"] = record["score"]["payments"]
         except NotationError as e:  # the hand read cannot be scored as it stands (say, not 14 tiles): its words
             record["error"] = {"kind": "score", "message": str(e)}
         except Exception as e:  # noqa: BLE001  (recorded, not fatal)
             record["error"] = {"kind": "score", "message": f"{type(e).__name__}: {e}"}
-    record["status"] = "no-hand" if not rec.hand else "scored" if record["legal"] else "not-a-win"
+    record["status"] = ("not-a-win" if person == "" else "no-hand" if not record["hand"] else
+                        "scored" if record["legal"] else "not-a-win")
+    if person is not None:  # the person's hand: nothing left for a person to check
+        record["check"], record["needs_person"] = [], False
+        return record
     # scored without a person only where no likely misreading would be paid differently (vision.trust)
-    verdict = judge(rec, (options.rules,), options.flags, house)
+    verdict = judge(rec, (options.rules,), flags, house)
     record["check"] = [d.message for d in verdict.doubts]
     record["needs_person"] = not verdict.auto
     return record
@@ -230,8 +305,12 @@ def _init(options: Options) -> None:
     os.environ.setdefault("MJCAM_THREADS", "1")
 
 
-def _work(job: tuple[str, str | None]) -> dict:
-    return process(job[0], job[1], _options)
+def _planned(path: str, digest: str | None, plan: Plan | None, options: Options) -> dict:
+    return process(path, digest, options, plan)
+
+
+def _work(job: tuple) -> dict:
+    return process(job[0], job[1], _options, job[2])
 
 
 # ---------------------------------------------------------------- outputs
@@ -300,8 +379,10 @@ class JsonlOut(_LineOut):
 
 class CsvOut(_LineOut):
     def __init__(self, path: str):
+        self.fields = CSV_FIELDS
         super().__init__(path)
         if os.path.getsize(path) == 0:  # new, or only a torn header was there
+            self.fields = CSV_FIELDS
             self._append(",".join(CSV_FIELDS) + "\n")
 
     def _torn_record(self, tail: bytes) -> bool:
@@ -316,8 +397,10 @@ class CsvOut(_LineOut):
                 data = fh.read()
             whole = data[:data.rfind(b"\n") + 1].decode("utf-8")  # (a torn last row is cut off)
             reader = csv.DictReader(io.StringIO(whole, newline=""))
-            if reader.fieldnames is not None and list(reader.fieldnames) != CSV_FIELDS:
+            if reader.fieldnames is not None and list(reader.fieldnames) not in (CSV_FIELDS, CSV_FIELDS_BEFORE):
                 raise BatchError(foreign)  # (a header alone is enough to tell)
+            if reader.fieldnames is not None:
+                self.fields = list(reader.fieldnames)
             rows = [{k: uncell(v or "") for k, v in r.items() if k is not None} for r in reader]
         except (UnicodeDecodeError, csv.Error):
             raise BatchError(foreign) from None
@@ -345,12 +428,14 @@ class CsvOut(_LineOut):
                "error_kind": err.get("kind", ""), "error": err.get("message", ""),
                "duplicate_of": record.get("duplicate_of") or "",
                "tiles": " ".join(f"{t['code']}:{t['confidence']:.2f}" for t in record.get("tiles", [])),
-               "detail": json.dumps({k: record[k] for k in ("image", "tiles", "groups", "needs_confirmation",
-                                                             "legal", "error", "options") if k in record})}
+               "confirmed": int(bool(record.get("confirmed"))),
+               **{f"payment_{s}": (record.get("payments") or {}).get(s, "") for s in "ESWN"},
+               "detail": json.dumps({k: record[k] for k in CSV_DETAIL if k in record}, ensure_ascii=False)}
         from mjcam.csvcell import cell
 
         buf = io.StringIO()  # every text cell as text: a path or an error starting with = runs nowhere
-        csv.DictWriter(buf, CSV_FIELDS, lineterminator="\n").writerow({k: cell(v) for k, v in row.items()})
+        csv.DictWriter(buf, self.fields, lineterminator="\n", extrasaction="ignore").writerow(
+            {k: cell(v) for k, v in row.items()})
         self._append(buf.getvalue())
 
 
@@ -360,7 +445,9 @@ class SqliteOut:
     SCHEMA = """CREATE TABLE IF NOT EXISTS photos (
         id INTEGER PRIMARY KEY, path TEXT NOT NULL, hash TEXT, status TEXT NOT NULL, hand TEXT,
         needs_person INTEGER NOT NULL, legal INTEGER, fan INTEGER, points INTEGER, record TEXT NOT NULL);
-        CREATE INDEX IF NOT EXISTS photos_hash ON photos(hash);"""
+        CREATE INDEX IF NOT EXISTS photos_hash ON photos(hash);
+        CREATE VIEW IF NOT EXISTS current_photos AS SELECT * FROM photos
+            WHERE id IN (SELECT MAX(id) FROM photos GROUP BY path);"""
 
     def __init__(self, path: str):
         self.path = path
@@ -474,13 +561,18 @@ class Summary:
     auto: int = 0  # scored without a person
     failed: int = 0
     duplicates: int = 0
+    confirmed: int = 0  # scored from a person's hand
+    rescored: int = 0  # already recorded, scored again from their reading under a new row
+    unused: list = field(default_factory=list)  # a line for each row of the CSV files that names no photo
 
     def line(self) -> str:
         share = f" ({self.auto / self.read:.0%} of those read)" if self.read else ""
         photos = f"{self.found} photo{'' if self.found == 1 else 's'}"
+        again = f", {self.rescored} scored again from their new row" if self.rescored else ""
+        person = f", {self.confirmed} from a person's hand" if self.confirmed else ""
         return (f"{photos}: {self.skipped} already recorded, {self.read} read, {self.auto} scored "
                 f"without a person{share}, {self.needs_person} need a person, {self.failed} failed, "
-                f"{self.duplicates} duplicates")
+                f"{self.duplicates} duplicates{again}{person}")
 
 
 def _results(jobs, options: Options, workers: int, dask: str | None):
@@ -495,7 +587,8 @@ def _results(jobs, options: Options, workers: int, dask: str | None):
         except (OSError, ValueError) as e:
             raise BatchError(f"cannot reach the Dask scheduler {dask}: {e}") from None
         try:
-            futures = client.map(process, [j[0] for j in jobs], [j[1] for j in jobs], options=options, pure=False)
+            futures = client.map(_planned, [j[0] for j in jobs], [j[1] for j in jobs], [j[2] for j in jobs],
+                                 options=options, pure=False)
             for fut in as_completed(futures):
                 yield fut.result()
         finally:
@@ -508,13 +601,65 @@ def _results(jobs, options: Options, workers: int, dask: str | None):
         with mp.get_context("spawn").Pool(workers, initializer=_init, initargs=(options,)) as pool:
             yield from pool.imap_unordered(_work, jobs)
     else:
-        for path, digest in jobs:
-            yield process(path, digest, options)
+        for path, digest, plan in jobs:
+            yield process(path, digest, options, plan)
+
+
+class NoPhotos(BatchError):
+    """The paths given hold no photo: exit 2 with one line."""
+
+
+def plans(photos: list[str], options: Options, situations=None, corrections=None,
+          players: tuple[str, ...] = ()) -> tuple[dict[str, Plan], list[str]]:
+    """``{path: Plan}`` for the photos that the situations or corrections file (a
+    :class:`mjcam.sheets.Sheet`) has a row for (a correction's situation before a situation's),
+    and a line for each row that names no photo. A winner or discarder given as one of
+    ``players`` is placed as the game's first deal seats them (the game moves them on)."""
+    from mjcam.scoring import ContextError, WinContext
+
+    by_situation, unused = situations.match(photos) if situations is not None else ({}, [])
+    by_person, more = corrections.match(photos) if corrections is not None else ({}, [])
+
+    def seat_of(who: str) -> str:
+        return SEATS[players.index(who)] if who in players else who
+
+    out = {}
+    for p in photos:
+        s, c = by_situation.get(p), by_person.get(p)
+        row = c if c is not None and c.situation is not None else s
+        given = row.situation if row is not None else None
+        if given is None and c is None:
+            continue
+        flags = situated(options.flags, given, seat_of)
+        try:
+            WinContext(**flags.situation())
+        except ContextError as e:
+            sheet = corrections if row is c else situations
+            raise BatchError(f"{sheet.path}:{row.line}: {e}") from None
+        out[p] = Plan(flags, given, None if c is None else c.hand)
+    return out, unused + more
+
+
+def _differs(record: dict, plan: Plan) -> bool:
+    """Whether a photo's record was made otherwise than its row now says."""
+    from mjcam.sheets import Situation
+
+    if plan.hand is not None and not (record.get("confirmed") and (record.get("hand") or "") == plan.hand):
+        return True
+    return plan.given is not None and Situation.from_json(record.get("given")) != plan.given
 
 
 def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: str | None = None,
-        progress=None) -> Summary:
+        progress=None, situations=None, corrections=None, players: tuple[str, ...] = ()) -> Summary:
+    """Read and score the photos at ``paths`` into the output ``out``: each photo under its row
+    of ``situations`` or ``corrections`` (:class:`mjcam.sheets.Sheet`) where it has one, else
+    under ``options``. A photo already recorded is not read again; where its row says other than
+    its record, it is scored again from the reading the record keeps, and the new record
+    supersedes the old (:func:`current`). NoPhotos where the paths hold no photo."""
     photos = find_photos(paths)
+    if not photos:
+        raise NoPhotos(f"no photos in {', '.join(paths)} (batch reads {' '.join(SUPPORTED)} files)")
+    planned, unused = plans(photos, options, situations, corrections, players)
     output = open_output(out)
     try:
         records = output.records()
@@ -527,7 +672,8 @@ def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: st
         done = {r.get("hash") for r in records if r.get("hash")}
         # a file that could not be read has no hash: it is known by its path, and recorded once
         unread = {r["path"] for r in records if not r.get("hash") and r["status"] == "error"}
-        summary = Summary(found=len(photos))
+        latest = {r["path"]: r for r in current(records)}
+        summary = Summary(found=len(photos), unused=unused)
         jobs, first = [], {}
         for p in photos:
             refused = refusal(p, paths)
@@ -539,8 +685,18 @@ def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: st
                     summary.failed += 1
                 continue
             digest = content_hash(p)
+            plan = planned.get(p)
             if (digest and digest in done) or (digest is None and p in unread):
-                summary.skipped += 1
+                was = latest.get(p)
+                if plan is not None and was is not None and was.get("hash") == digest and _differs(was, plan):
+                    if was.get("confirmed") and plan.hand is None:  # a new situation keeps the person's hand
+                        plan = Plan(plan.flags, plan.given, was.get("hand") or "")
+                    record = rescore(was, options, plan)
+                    output.write(record)
+                    summary.rescored += 1
+                    summary.confirmed += bool(record.get("confirmed"))
+                else:
+                    summary.skipped += 1
                 continue
             if digest and digest in first:
                 output.write({"path": p, "hash": digest, "status": "duplicate", "duplicate_of": first[digest],
@@ -549,7 +705,7 @@ def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: st
                 continue
             if digest:
                 first[digest] = p
-            jobs.append((p, digest))
+            jobs.append((p, digest, plan))
         bar = progress if progress is not None else Progress(len(jobs))
         for record in _results(jobs, options, workers, dask):
             output.write(record)
@@ -558,6 +714,7 @@ def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: st
             summary.scored += record["status"] == "scored"
             summary.auto += record["status"] == "scored" and not record.get("needs_person")
             summary.needs_person += bool(record.get("needs_person")) and record["status"] != "error"
+            summary.confirmed += bool(record.get("confirmed"))
             bar.step(record)
     finally:
         output.close()
@@ -595,6 +752,7 @@ def write_review(out: str, review: str) -> int:
         records = output.records()
     finally:
         output.close()
+    records = current(records)
     doubtful = [r for r in records if r.get("needs_person") and r["status"] != "error"]
     failed = [r for r in records if r["status"] == "error"]
     parts = ["<!doctype html><meta charset='utf-8'><title>mjcam: photos to check</title>",

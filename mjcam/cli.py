@@ -446,8 +446,10 @@ def _port(value: str) -> int:
 
 
 def cmd_batch(a: argparse.Namespace) -> int:
-    from mjcam.batch import BatchError, Options, open_output, run, write_review
+    from mjcam.batch import BatchError, Options, current, open_output, run, write_review
     from mjcam.expected import ExpectedError, compare, read_expected
+    from mjcam.night import GameError, build, parse_players
+    from mjcam.sheets import Sheet, SheetError
 
     house = {k: v for k, v in house_rules(a).items() if v is not None}
     flags = win_flags(a)
@@ -460,23 +462,38 @@ def cmd_batch(a: argparse.Namespace) -> int:
             raise UsageError("--dask needs Dask, which is an extra: pip install 'mjcam[dask]'") from None
     try:
         expected = read_expected(a.expected) if a.expected else None
-    except ExpectedError as e:
+        players = ()
+        if a.game or a.ledger:
+            if not (a.game and a.ledger):
+                raise UsageError("--game and --ledger go together: the four players and the ledger the game goes to")
+            if a.config:
+                raise UsageError("a game keeps the house rules --min-fan, --cap, --table and --payment, not --config")
+            players = parse_players(a.game)
+        situations = Sheet.read(a.situations, "situations", players) if a.situations else None
+        corrections = Sheet.read(a.corrections, "corrections", players) if a.corrections else None
+    except (ExpectedError, SheetError, GameError) as e:
         raise UsageError(str(e)) from None
     try:
-        summary = run(a.paths, a.out, options, workers=a.workers, dask=a.dask)
+        summary = run(a.paths, a.out, options, workers=a.workers, dask=a.dask, situations=situations,
+                      corrections=corrections, players=players)
         print(summary.line(), file=sys.stderr)
+        for line in summary.unused:
+            print(f"mjcam: note: {line}", file=sys.stderr)
         if expected is not None:
             output = open_output(a.out)
             try:
                 records = output.records()
             finally:
                 output.close()
-            for line in compare(records, expected, a.rules, house, flags).lines():
+            for line in compare(current(records), expected, a.rules, house, flags).lines():
                 print(line, file=sys.stderr)
         if a.review:
             n = write_review(a.out, a.review)
             print(f"review page: {a.review} ({n} photo{'' if n == 1 else 's'} to check)", file=sys.stderr)
-    except BatchError as e:
+        if players:
+            for line in build(a.out, players, a.ledger).lines(a.ledger):
+                print(line, file=sys.stderr)
+    except (BatchError, GameError) as e:
         raise UsageError(str(e)) from None
     return 0
 
@@ -542,7 +559,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "mjcam photo samples/hand-layout.jpg --yes --seat S")
     ap.add_argument("--version", action="version", version=f"mjcam {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for add in (_add_hand_commands, _add_photo_commands, _add_batch, _add_serve, _add_rules):
+    for add in (_add_hand_commands, _add_photo_commands, _add_batch, _add_review, _add_serve, _add_rules):
         add(sub)
     return ap
 
@@ -587,8 +604,37 @@ def _add_batch(sub) -> None:
     b.add_argument("--review", metavar="FILE.html", help="write a page of the photos that need a person")
     b.add_argument("--expected", metavar="FILE", help="hands written down by a person (CSV photo,hand or JSON): "
                    "print how many hands scored without a person differ from them")
+    b.add_argument("--situations", metavar="CSV", help="each photo's own winner, discarder and flags "
+                   "(columns photo, winner, discarder, flags); photos not listed are scored with the options")
+    b.add_argument("--corrections", metavar="CSV", help="hands a person gave (columns photo, hand): those photos "
+                   "are scored from them")
+    b.add_argument("--game", metavar="NAMES", help='the four players, East of the first deal first ("Ann,Bob,Cat,Dan"): '
+                   "record the scored hands, in the order they were taken, as one game in --ledger")
+    b.add_argument("--ledger", metavar="FILE.sqlite", help="the table app's game ledger the --game goes to "
+                   "(mjcam serve --db FILE.sqlite shows it)")
     add_score_options(b, json_flag=False)
     b.set_defaults(func=cmd_batch)
+
+
+def cmd_review(a: argparse.Namespace) -> int:
+    from mjcam.web.review import ReviewError, serve_review
+
+    try:
+        return serve_review(a)
+    except ReviewError as e:
+        raise UsageError(str(e)) from None
+
+
+def _add_review(sub) -> None:
+    r = sub.add_parser("review", help="a page to confirm or correct the photos of a batch output that need a person")
+    r.add_argument("results", metavar="RESULTS", help="the output of mjcam batch (.jsonl, .csv or .sqlite)")
+    r.add_argument("--corrections", metavar="CSV", help="where the confirmed hands are kept for later batch runs "
+                   "(default: RESULTS' name with -corrections.csv)")
+    r.add_argument("--game", metavar="NAMES", help="the four players of the game built with batch --game")
+    r.add_argument("--ledger", metavar="FILE.sqlite", help="the ledger of that game: confirmed hands join it in their place")
+    r.add_argument("--port", type=_port, default=8001, help="port of the page on this computer (default 8001)")
+    r.add_argument("--no-open", action="store_true", help="print the page's address without opening a browser")
+    r.set_defaults(func=cmd_review)
 
 
 def _add_serve(sub) -> None:
