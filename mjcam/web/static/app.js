@@ -193,6 +193,8 @@ function resetHand() {
   $("#reading").hidden = true;
   $("#breakdown").hidden = true;
   $("#hand").value = "";
+  $("#edit-note").textContent = "";
+  fitHand();
   $("#photo").value = "";
   $("#record").disabled = true;
   document.querySelectorAll("#flags input").forEach((c) => { c.checked = false; });
@@ -224,7 +226,7 @@ $("#photo").addEventListener("change", async () => {
     proposeWinner(reading.tops);
     // what the recogniser noticed (a guessed winning tile, a colour cast, a tile short of a hand ...) and,
     // first, what a likely misreading would change
-    const why = ((trust && trust.doubts) || []).map((d) => `<li class="doubt">Check ${esc(d.message)}</li>`);
+    const why = ((trust && trust.doubts) || []).map((d) => `<li class="doubt">${esc(doubtWords(d))}</li>`);
     $("#notes").innerHTML = why.join("") + (reading.notes || []).map((x) => `<li>${esc(x)}</li>`).join("");
     const n = reading.needs_confirmation.length;
     const sure = trust && trust.auto ? "; no likely misreading changes the score" : "";
@@ -232,6 +234,12 @@ $("#photo").addEventListener("change", async () => {
       "No tiles found: type or tap the hand in", true);
   } catch (e) { show(e.message); }
 });
+
+// a doubt as the page says it: a tile to check, or (kind "hand") what is wrong with the hand as a whole
+function doubtWords(d) {
+  if (d.kind === "hand") return d.message.charAt(0).toUpperCase() + d.message.slice(1) + ".";
+  return "Check " + d.message;
+}
 
 function proposeWinner(tops) {
   // the phone's owner photographed the hand: whose it is follows from which way the tiles face
@@ -254,36 +262,89 @@ $("#phone").addEventListener("change", () => {
 const STRAY_WHY = {"cut off": "cut off by the photo's edge", "doubted": "perhaps no tile",
                    "too large": "longer than a tile"};
 
+// what a set is, in words, by its kind
+const KIND_WORDS = { bonus: "bonus", concealed_kong: "concealed kong", kong: "exposed kong", concealed: "concealed" };
+function setLabel(g) {
+  if (g.kind === "stray") return "not in the hand" + (STRAY_WHY[g.why] ? ` (${STRAY_WHY[g.why]})` : "");
+  if (g.melded && g.kind !== "kong") return "melded";
+  return KIND_WORDS[g.kind] || (g.melded ? "melded" : "concealed");
+}
+
 function renderTiles() {
   const flagged = new Set(reading.needs_confirmation);
   $("#tiles").innerHTML = reading.groups.map((g, gi) => {
-    const label = g.kind === "bonus" ? "bonus" : g.kind === "concealed_kong" ? "concealed kong" :
-      g.kind === "stray" ? "not in the hand" + (STRAY_WHY[g.why] ? ` (${STRAY_WHY[g.why]})` : "") :
-      (g.melded ? "melded" : "concealed");
     const tiles = g.tiles.map((p) => {
       const t = reading.tiles[p];
+      const won = p === reading.winning;
       const crop = crops[p] ? `<img class="crop" src="${crops[p]}" alt="tile ${p + 1} in the photo">` : "";
-      return `<button class="tile read${flagged.has(p) ? " flagged" : ""}" data-pos="${p}" title="${esc(t.code)} ${Math.round(t.confidence * 100)}%">` +
-        crop + face(t.code) + `<span class="code">${esc(t.code)}${flagged.has(p) ? "?" : ""}</span></button>`;
+      const sure = t.added ? "added by hand" : `${Math.round(t.confidence * 100)}%`;
+      return `<button class="tile read${flagged.has(p) ? " flagged" : ""}${won ? " winning" : ""}" data-pos="${p}" ` +
+        `title="${esc(t.code)} ${sure}${won ? ", the winning tile" : ""}">` +
+        crop + face(t.code) + `<span class="code">${won ? "+" : ""}${esc(t.code)}${flagged.has(p) ? "?" : ""}</span></button>`;
     }).join("");
-    const toggle = g.kind === "bonus" || g.kind === "concealed_kong" ? `<span class="set-label">${label}</span>` :
-      `<button class="set-label" data-group="${gi}">${label}</button>`;
-    return `<div class="set">${toggle}<div>${tiles}</div></div>`;
+    const label = g.kind === "bonus" ? `<span class="set-label">bonus</span>` :
+      `<button class="set-label" data-group="${gi}">${setLabel(g)}</button>`;
+    const add = `<button class="add" data-add="${gi}" title="add a tile to this set" aria-label="add a tile here">+</button>`;
+    return `<div class="set">${label}<div>${tiles}${add}</div></div>`;
   }).join("");
 }
 
-let picking = null;
+// editing the reading: every change is made on `reading` and the hand text written again from it
+let picking = null;   // {pos}: the tile tapped; {add: group}: a tile to add to that set
+let setting = null;   // the set whose label was tapped
+
+function groupOf(p) { return reading.groups.findIndex((g) => g.tiles.includes(p)); }
+
+function moveTargets(p) {
+  // where a tile may go: any other set of the hand (or the tiles set aside), the concealed tiles, a set of its own
+  const here = groupOf(p);
+  const out = reading.groups.map((g, gi) => gi === here || g.kind === "bonus" ? "" :
+    `<button type="button" class="quiet" data-move="${gi}">${esc(setLabel(g))} ` +
+    g.tiles.map((q) => esc(reading.tiles[q].code)).join(" ") + "</button>");
+  if (!reading.groups.some((g, gi) => gi !== here && g.kind === "concealed" && !g.melded)) {
+    out.push(`<button type="button" class="quiet" data-move="concealed">the concealed tiles</button>`);
+  }
+  if (reading.groups[here] && reading.groups[here].tiles.length > 1) {
+    out.push(`<button type="button" class="quiet" data-move="new">a set of its own</button>`);
+  }
+  return out.join("");
+}
+
 $("#tiles").addEventListener("click", (e) => {
   const tile = e.target.closest("button.tile");
   const set = e.target.closest("button.set-label");
-  if (tile) { picking = +tile.dataset.pos; $("#picker").showModal(); }
+  const add = e.target.closest("button.add");
+  if (tile) {
+    const p = +tile.dataset.pos;
+    picking = { pos: p };
+    $("#picker-title").textContent = `Tile ${p + 1}, read as ${reading.tiles[p].code}: tap what it really is, or`;
+    $("#tile-actions").hidden = false;
+    $("#make-winning").hidden = p === reading.winning || groupOf(p) < 0 || reading.groups[groupOf(p)].kind === "bonus";
+    $("#move-to").innerHTML = moveTargets(p);
+    $("#picker").showModal();
+  }
+  if (add) {
+    picking = { add: +add.dataset.add };
+    $("#picker-title").textContent = "Which tile is missing here?";
+    $("#tile-actions").hidden = true;
+    $("#picker").showModal();
+  }
   if (set) {
-    const g = reading.groups[+set.dataset.group];
-    if (g.kind === "stray") g.kind = "concealed";  // the person says these tiles belong to the hand
-    else g.melded = !g.melded;
-    renderTiles(); composeHand();
+    setting = +set.dataset.group;
+    const g = reading.groups[setting];
+    $("#set-title").textContent = "This set: " + g.tiles.map((q) => reading.tiles[q].code).join(" ");
+    $("#set-menu").showModal();
   }
 });
+
+function edited() {
+  $("#picker").close();
+  picking = null;
+  reading.groups = reading.groups.filter((g) => g.tiles.length);  // a set emptied by a move or removal goes
+  renderTiles(); composeHand();
+}
+
+function unflag(p) { reading.needs_confirmation = reading.needs_confirmation.filter((x) => x !== p); }
 
 function tileButtons(codes) {
   return codes.map((c) => `<button type="button" class="tile" data-code="${c}">${face(c)}` +
@@ -293,12 +354,68 @@ function tileButtons(codes) {
 $("#picker-tiles").addEventListener("click", (e) => {
   const b = e.target.closest("button.tile");
   if (!b || picking === null) return;
-  const p = picking;
-  reading.tiles[p].code = b.dataset.code;
-  reading.tiles[p].confidence = 1;
-  reading.needs_confirmation = reading.needs_confirmation.filter((x) => x !== p);
-  picking = null;
-  $("#picker").close();
+  if (picking.add !== undefined) {  // a tile the photo missed, added to the set whose + was tapped
+    reading.tiles.push({ code: b.dataset.code, confidence: 1, box: null, alternatives: [], added: true });
+    reading.groups[picking.add].tiles.push(reading.tiles.length - 1);
+  } else {
+    const p = picking.pos;
+    reading.tiles[p].code = b.dataset.code;
+    reading.tiles[p].confidence = 1;
+    unflag(p);
+  }
+  edited();
+});
+
+$("#tile-actions").addEventListener("click", (e) => {
+  const b = e.target.closest("button");
+  if (!b || picking === null || picking.pos === undefined) return;
+  const p = picking.pos, here = groupOf(p);
+  if (b.id === "make-winning") {
+    const g = reading.groups[here];
+    if (g.melded || g.kind !== "concealed") {  // the winning tile is one of the concealed tiles: it goes there
+      g.tiles = g.tiles.filter((q) => q !== p);
+      concealedGroup().tiles.push(p);
+    }
+    reading.winning = p;
+  } else if (b.id === "remove-tile") {
+    if (here >= 0) reading.groups[here].tiles = reading.groups[here].tiles.filter((q) => q !== p);
+    if (reading.winning === p) reading.winning = null;
+    unflag(p);
+  } else if (b.dataset.move !== undefined) {
+    const to = b.dataset.move === "concealed" ? concealedGroup() :
+      b.dataset.move === "new" ? newGroup(here) : reading.groups[+b.dataset.move];
+    reading.groups[here].tiles = reading.groups[here].tiles.filter((q) => q !== p);
+    to.tiles.push(p);
+    if (to.kind === "stray" && reading.winning === p) reading.winning = null;
+  } else return;
+  edited();
+});
+
+function concealedGroup() {
+  let g = reading.groups.find((x) => x.kind === "concealed" && !x.melded);
+  if (!g) { g = { tiles: [], melded: false, kind: "concealed" }; reading.groups.push(g); }
+  return g;
+}
+
+function newGroup(after) {
+  // a set of its own, just after the one the tile came from: melded (a set claimed from a discard) unless
+  // it came from the concealed tiles, where it stays concealed until its label says otherwise
+  const from = reading.groups[after];
+  const g = { tiles: [], melded: from.kind !== "concealed", kind: from.kind === "concealed" ? "concealed" : "melded" };
+  reading.groups.splice(after + 1, 0, g);
+  return g;
+}
+
+$("#set-menu").addEventListener("click", (e) => {
+  const b = e.target.closest("button[data-as]");
+  if (!b || setting === null) return;
+  const g = reading.groups[setting];
+  const as = b.dataset.as;
+  g.melded = as === "melded" || as === "kong";
+  g.kind = as === "melded" ? "melded" : as;
+  if (g.melded && g.tiles.includes(reading.winning)) reading.winning = null;  // (taken again below)
+  setting = null;
+  $("#set-menu").close();
   renderTiles(); composeHand();
 });
 
@@ -306,21 +423,38 @@ function composeHand() {
   // the notation of the (corrected) reading: melded sets in [], concealed kongs in {}, +winning tile
   const parts = [], concealed = [], bonus = [];
   const code = (p) => reading.tiles[p].code;
+  const kongFace = (g) => g.tiles.map(code).find((c) => c !== "back") || "back";
+  const hidden = [];  // the concealed tiles' positions: the winning tile is one of them
   for (const g of reading.groups) {
     if (g.kind === "stray") continue;
     if (g.kind === "bonus") { bonus.push(...g.tiles.map(code)); continue; }
-    if (g.kind === "concealed_kong") {
-      const face = g.tiles.map(code).find((c) => c !== "back") || "back";
-      parts.push("{" + face.repeat(4) + "}");
-      continue;
-    }
-    if (g.melded) parts.push("[" + g.tiles.map(code).join("") + "]");
-    else concealed.push(...g.tiles.filter((p) => p !== reading.winning).map(code));
+    if (g.kind === "concealed_kong") { parts.push("{" + kongFace(g).repeat(4) + "}"); continue; }
+    if (g.melded) parts.push("[" + (g.kind === "kong" ? kongFace(g).repeat(4) : g.tiles.map(code).join("")) + "]");
+    else hidden.push(...g.tiles);
   }
+  let note = "";
+  if (!hidden.includes(reading.winning) && hidden.length) {
+    // no winning tile among the concealed ones (a set marked melded or concealed, a tile moved or removed):
+    // the last concealed tile is taken, and the person is told how to choose another
+    reading.winning = hidden[hidden.length - 1];
+    note = `The winning tile is taken to be ${code(reading.winning)}, the last concealed tile: tap a tile and ` +
+      "“Winning tile” to choose another.";
+    renderTiles();
+  } else if (!hidden.length) reading.winning = null;
+  concealed.push(...hidden.filter((p) => p !== reading.winning).map(code));
   let text = parts.concat(concealed, bonus).join(" ");
   if (reading.winning !== null && reading.winning !== undefined) text += " +" + code(reading.winning);
   $("#hand").value = text;
+  $("#edit-note").textContent = note;
+  fitHand();
   handChanged();
+}
+
+// the hand field grows with the hand: a long hand shows whole
+function fitHand() {
+  const h = $("#hand");
+  h.style.height = "auto";
+  h.style.height = h.scrollHeight + 2 + "px";
 }
 
 // ------------------------------------------------------------------ typing or tapping the hand
@@ -342,11 +476,11 @@ $("#keypad").addEventListener("click", (e) => {
   else if (b.dataset.key === "⌫") h.value = h.value.replace(/(Rd|Gd|Wd|[1-9][mps]|[FS][1-4]|[ESWN]|[\[\]{}+])\s*$/, "").trimEnd();
   else if (b.dataset.key === "clear") h.value = "";
   else h.value += (b.dataset.key === "[" || b.dataset.key === "{" ? (h.value ? " " : "") : "") + b.dataset.key;
-  handChanged();
+  fitHand(); handChanged();
 });
 
 function handChanged() { previewed = null; $("#record").disabled = true; }
-$("#hand").addEventListener("input", handChanged);
+$("#hand").addEventListener("input", () => { fitHand(); handChanged(); });
 $("#winner").addEventListener("change", handChanged);
 $("#discarder").addEventListener("change", handChanged);
 $("#flags").addEventListener("change", handChanged);
