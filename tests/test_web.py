@@ -308,3 +308,28 @@ def test_serve_prints_the_address_and_pin_for_the_table(tmp_path):
     assert f":{port}/ on a phone on the same network" in lines[0] or "no network address" in lines[0]
     pin = next(line for line in lines if "game PIN" in line)
     assert any(ch.isdigit() for ch in pin)
+
+
+def test_the_page_installs_on_a_phone_home_screen(client):
+    """A web app manifest the page links to: a name, the start address, standalone display and
+    icons of 192 and 512 pixels that are the sizes they say."""
+    import io
+    import json
+
+    from PIL import Image
+
+    page = client.get("/").text
+    assert '<link rel="manifest" href="/static/manifest.webmanifest">' in page
+    r = client.get("/static/manifest.webmanifest")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/manifest+json")
+    m = json.loads(r.text)
+    assert m["name"] and m["short_name"] and m["start_url"] == "/" and m["display"] == "standalone"
+    sizes = []
+    for icon in m["icons"]:
+        got = client.get(icon["src"])
+        assert got.status_code == 200 and got.headers["content-type"] == icon["type"] == "image/png"
+        w, h = Image.open(io.BytesIO(got.content)).size
+        assert f"{w}x{h}" == icon["sizes"]
+        sizes.append(w)
+    assert max(sizes) >= 512 and 192 in sizes
+    assert client.get("/static/index.html").status_code == 404  # the page's own files only

@@ -164,12 +164,17 @@ async def index(request: Request):
     return FileResponse(os.path.join(STATIC, "index.html"), media_type="text/html; charset=utf-8")
 
 
+#: the page's own files (nothing else under static/ is served by name), and their types
+STATIC_FILES = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8",
+                "manifest.webmanifest": "application/manifest+json", "icon-192.png": "image/png",
+                "icon-512.png": "image/png"}
+
+
 async def static(request: Request):
     name = request.path_params["name"]
-    if name not in ("app.js", "app.css"):
+    if name not in STATIC_FILES:
         return _error("not found", 404)
-    kind = "text/javascript" if name.endswith(".js") else "text/css"
-    return FileResponse(os.path.join(STATIC, name), media_type=f"{kind}; charset=utf-8")
+    return FileResponse(os.path.join(STATIC, name), media_type=STATIC_FILES[name])
 
 
 async def tile_picture(request: Request):
