@@ -200,3 +200,79 @@ def test_the_game_export_writes_names_as_text(tmp_path):
 def test_cells_round_trip():
     for text in ("=1+1", "+3", "-3", "@x", "\tx", "'quoted", "''", "plain", "", "＝1"):
         assert uncell(cell(text)) == text and not cell(text).startswith(("=", "+", "-", "@", "\t", "＝"))
+
+
+# ---------------------------------------------------------------- files that are not photos
+
+def _run_bounded(*args, **kwargs):
+    """``run`` in a thread that must end within a minute: a run waiting on a pipe fails the test
+    instead of holding it for ever."""
+    import threading
+
+    done = {}
+
+    def go():
+        try:
+            done["summary"] = run(*args, **kwargs)
+        except BaseException as e:  # handed to the test
+            done["error"] = e
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    t.join(60)
+    assert not t.is_alive(), "the run is still waiting after a minute"
+    if "error" in done:
+        raise done["error"]
+    return done["summary"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_pipes_devices_and_links_out_of_the_folder_are_recorded_never_opened(folder, tmp_path):
+    secret = tmp_path / "secret.jpg"
+    secret.write_bytes(b"someone else's file")
+    os.mkfifo(folder / "pipe.jpg")
+    os.symlink("/dev/zero", folder / "zero.jpg")
+    os.symlink(secret, folder / "outside.jpg")
+    os.symlink(folder / "list.jpg", folder / "inside.jpg")  # within the folder: followed
+    os.mkfifo(tmp_path / "named.jpg")  # named on the command line: a link is followed, to what it is
+    os.symlink("/dev/zero", tmp_path / "zero-named.jpg")
+    named = [str(tmp_path / "named.jpg"), str(tmp_path / "zero-named.jpg")]
+    out = tmp_path / "run.jsonl"
+    s = _run_bounded([str(folder), *named], str(out), Options(), progress=_Quiet())
+    recs = {os.path.basename(r["path"]): r for r in map(json.loads, _lines(out))}
+    assert sorted(recs) == ["inside.jpg", "list.jpg", "named.jpg", "notes.png", "outside.jpg", "pipe.jpg", "zero-named.jpg",
+                            "zero.jpg"]
+    for name, kind in (("pipe.jpg", "not-a-file"), ("zero.jpg", "outside"), ("named.jpg", "not-a-file"),
+                       ("zero-named.jpg", "not-a-file"), ("outside.jpg", "outside")):
+        r = recs[name]
+        assert r["status"] == "error" and r["error"]["kind"] == kind and r["hash"] is None, r
+        assert "\n" not in r["error"]["message"] and name in r["error"]["message"]
+    assert str(secret) in recs["outside.jpg"]["error"]["message"]
+    assert {recs["inside.jpg"]["status"], recs["list.jpg"]["status"]} == {"error", "duplicate"}  # the link was read
+    assert s.failed == 7  # the five refused, and the two files that are not pictures
+    again = _run_bounded([str(folder), *named], str(out), Options(), progress=_Quiet())
+    assert again.failed == 0 and len(_lines(out)) == 8  # recorded once
+
+
+def test_a_file_over_the_size_limit_is_not_opened(folder, tmp_path, monkeypatch):
+    from mjcam.vision import io
+
+    monkeypatch.setattr(io, "MAX_BYTES", 12)
+    out = tmp_path / "run.jsonl"
+    _run_bounded([str(folder)], str(out), Options(), progress=_Quiet())
+    recs = [json.loads(x) for x in _lines(out)]
+    assert {r["error"]["kind"] for r in recs} == {"too-large"} and all("12 MB" not in r["error"]["message"] for r in recs)
+    with pytest.raises(io.ImageError, match="over the 0 MB") as e:  # reading it directly says the same
+        io.load_photo(str(folder / "list.jpg"))
+    assert e.value.kind == "too-large"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_reading_a_pipe_as_a_photo_is_refused_at_once(tmp_path, capsys):
+    from mjcam.vision.io import ImageError, load_photo
+
+    os.mkfifo(tmp_path / "p.jpg")
+    with pytest.raises(ImageError) as e:
+        load_photo(str(tmp_path / "p.jpg"))
+    assert e.value.kind == "not-a-file"
+    assert batch.content_hash(str(tmp_path / "p.jpg")) is None  # opened without waiting, not read
