@@ -16,8 +16,8 @@ changing from photo to photo and round to round:
   and the rest (brightening, the stretch check, any shrink); the second look's decoding on the
   photo's own pixels, where one is taken, is part of *find*;
 - with ``--compare NAME=VALUE`` (a :class:`vision.stages.RecognizerConfig` field, repeatable), a
-  second recogniser with those settings, in turn with the first, and whether each photo's hand
-  and tiles come out the same;
+  second recogniser with those settings, in turn with the first, and on how many photos the two
+  give the same hand and the same tiles' codes in the same order;
 - *peer* (``pip install '.[bench]'``): the PyPI ``mahjong-detector``, file to detections, as
   ``recognize_eval`` runs it.
 
@@ -163,7 +163,7 @@ def main(argv=None) -> None:
                             el["load: the rest"] = el.pop("load") - timer.seconds
                             for stage, s in el.items():
                                 stages.setdefault(f"{name}|{stage}", [[] for _ in photos])[i].append(s)
-                            hands[name][i] = (out.hand, [(t.code, tuple(round(v) for v in t.box)) for t in out.tiles])
+                            hands[name][i] = (out.hand, [t.code for t in out.tiles])
         finally:
             timer.close()
         med = {name: [statistics.median(t) for t in ts] for name, ts in times.items()}
@@ -184,7 +184,7 @@ def main(argv=None) -> None:
             a, b = recs
             same = sum(x == y for x, y in zip(hands[a], hands[b]))
             print(f"  {a} against {b}: {1000 * statistics.median([x - y for x, y in zip(med[b], med[a])]):+.1f} ms "
-                  f"a photo (median of the photos' differences); the same hand and tiles on {same} of {len(photos)}")
+                  f"a photo (median of the photos' differences); the same hand and tile codes on {same} of {len(photos)}")
         if args.memory:
             print(f"  peak memory of mjcam recognize on {os.path.basename(photos[0])}: {peak_mb(photos[0])} MB")
 
