@@ -224,3 +224,12 @@ def test_serve_prints_the_addresses_and_pin_when_bound_beyond_localhost(tmp_path
         assert f":{port}/ on a phone on the same network" in text and "scan this" in text
     else:  # a machine on no network at all says so
         assert "no network address a phone could reach" in text
+
+
+def test_a_fault_of_the_whole_hand_names_no_position_but_a_bad_tile_does(capsys):
+    code, out, err = run(capsys, "waits", "123m")
+    assert code == 2 and "13 tiles" in err and "'123m'" in err and "position" not in err
+    code, out, err = run(capsys, "score", "123m 456m 789m EEE 5p 5p")
+    assert code == 2 and "no winning tile" in err and "position" not in err
+    code, out, err = run(capsys, "score", "123m 456m 789m EEE 5p 0p")
+    assert code == 2 and "'0p' at position 23" in err
