@@ -416,7 +416,8 @@ def cmd_photo(a: argparse.Namespace) -> int:
     if verdict.auto:
         print("  sure: no likely misreading of the photo changes the score", file=out)
     for d in verdict.doubts:
-        print(f"  check {d.message}", file=out)
+        # a tile to check reads on from "check"; a fault of the whole hand is said as it is
+        print(f"  check {d.message}" if d.kind != "hand" else f"  check the hand: {d.message}", file=out)
     text, hand = _confirm(reading, a, out)
     if a.yes and text and not verdict.auto:
         print("mjcam: scored as read with --yes; a person should check the tiles above", file=sys.stderr)
