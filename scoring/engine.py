@@ -21,14 +21,13 @@ from .context import ContextError, WinContext
 from .decompose import (Arrangement, _chow_stats, _wait, arrangements, chow_facts, common_numbers, deco_of, melded_groups,
                         special_arrangements, split_tiles, split_winners, standard_arrangement)
 from .notation import Hand, format_hand, parse_hand
-from .patterns import PATTERNS, Features
+from .patterns import BONUS_TILES, HAND_CONTENTS, PATTERNS, Features
 from .payments import settle
 from .rules import RulePreset, load_preset, read_config
 from .tables import points as table_points
 from .tiles import CODES, SEATS, code
 
-BONUS_PATTERNS = frozenset({"no_flowers", "seat_flower", "seat_season", "all_flowers",
-                            "all_seasons", "all_bonus", "seven_bonus"})
+BONUS_PATTERNS = BONUS_TILES
 
 
 @dataclass(frozen=True)
@@ -202,12 +201,20 @@ def _tally(preset: RulePreset, matched: dict[str, int]) -> tuple:
         fan = raw if preset.cap is None or raw <= preset.cap else preset.cap
     counted = raw if preset.bonus_counts_for_min else raw - bonus_fan
     meets = bool(limits) or counted >= preset.min_fan
+    if meets and not limits and preset.settings["content_minimum"] and not _limit_worthy(preset, raw):
+        meets = any(pid in HAND_CONTENTS for pid, _ in kept)
     if limits:
         scores = tuple(_pattern_score(pid, fan, 1, True) for pid in limits)
     else:
         scores = tuple(_pattern_score(pid, values[pid] * n, n, False) for pid, n in kept)
     return (tuple(kept), tuple(suppressed), tuple(limits), raw, fan, bonus_fan,
             table_points(preset.table, fan), meets, scores)
+
+
+def _limit_worthy(preset: RulePreset, raw: int) -> bool:
+    """Whether ``raw`` fan reach the preset's limit: such a hand is one of the improbable
+    high-scoring hands a hand-content minimum excepts."""
+    return preset.limit is not None and raw >= preset.limit
 
 
 _SCORES: dict[tuple, PatternScore] = {}
@@ -405,7 +412,16 @@ def score(hand: str | Hand, rules: str | RulePreset = "hk-old-style", *, config:
     legal = meets and points is not None
     if not meets:
         counted = "" if preset.bonus_counts_for_min else " without bonus tiles"
-        reason = f"below the minimum: {preset.min_fan} fan needed, the hand has {raw - (0 if preset.bonus_counts_for_min else bonus_fan)}{counted}"
+        has = raw - (0 if preset.bonus_counts_for_min else bonus_fan)
+        content = (not preset.settings["content_minimum"] or bool(limits) or _limit_worthy(preset, raw)
+                   or any(p.id in HAND_CONTENTS for p in scores))
+        if has < preset.min_fan:
+            reason = f"below the minimum: {preset.min_fan} fan needed, the hand has {has}{counted}"
+            if not content:
+                reason += ", not one from the hand's contents"
+        else:
+            reason = (f"no fan from the hand's contents: {preset.id} wants at least 1 fan from its sets, pair, "
+                      "suits or honours, not only from how it was won or from bonus tiles")
     elif points is None:
         reason = f"the {preset.table} table pays nothing for {fan} fan"
     pts = points if legal else 0

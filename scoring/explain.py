@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from .patterns import PATTERNS
 from .payments import SCHEMES
 from .presets import PRESET_IDS
-from .rules import RulePreset, load_preset
+from .rules import PRINCIPLE, RulePreset, load_preset
 from .seed_words import RULES, SOURCES, WORDS
 from .tables import TABLES
 
@@ -92,7 +92,9 @@ def _worth(p: RulePreset, v: int | str) -> str:
 def _settings_lines(p: RulePreset) -> list[tuple[str, str]]:
     scheme = SCHEMES[p.payment][3]
     return [
-        ("Minimum", f"{p.min_fan} fan" + ("" if p.bonus_counts_for_min else ", bonus tiles not counted towards it")),
+        ("Minimum", f"{p.min_fan} fan" + ("" if p.bonus_counts_for_min else ", bonus tiles not counted towards it")
+         + (", at least 1 of them from the hand's contents (its sets, pair, suits and honours, not how it was won "
+            "or its bonus tiles), unless the hand is worth the limit" if p.settings["content_minimum"] else "")),
         ("Cap", f"{p.cap} fan" if p.cap is not None else "none: fan add up"),
         ("A limit hand", f"{p.limit} fan, with nothing else added"
          if any(v == "limit" for _, v in p.active_patterns()) else "none: every pattern has its own value"),
@@ -102,18 +104,7 @@ def _settings_lines(p: RulePreset) -> list[tuple[str, str]]:
     ]
 
 
-_PRINCIPLE = """\
-One rule decides what a pattern replaces, for every preset. When every hand that has pattern A
-also has pattern B (A *implies* B; the table below names each such pair, worked out from the
-patterns' definitions and checked against them), then A's value includes B, and B is not scored
-again, provided A is worth more than B. A pattern worth no more than one it implies is scored on
-top of it, since replacing would make it worth nothing. For a pattern counted once per set (a
-dragon pung, an Honor Tiles pung), A includes the sets its own definition names: Little Three
-Dragons includes its two dragon pungs, not a third pung of the seat wind. Where the rule book says
-otherwise for a pair, the preset follows the rule book and the table quotes it. A limit hand is worth
-the limit, and no pattern that is not a limit hand is added to it. A pattern that names a hand
-shape tests that shape: a hand of pungs and a pair of terminals and honours is not thirteen
-orphans."""
+_PRINCIPLE = PRINCIPLE  # the one rule, as the rules module states it
 
 
 def _cell(s: str) -> str:

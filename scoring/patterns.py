@@ -946,6 +946,22 @@ def _big_winds(f: Features) -> bool:
     return f.pung_mask & _WINDS == _WINDS
 
 
+# ---------------------------------------------------------------- what a pattern scores
+
+# Patterns that score how the hand was won (where the winning tile came from, when, the wait, what
+# was claimed) and those that score bonus tiles; every other pattern scores the contents of the
+# hand: its sets, pair, suits and honours. A preset with the setting ``content_minimum`` wants a
+# fan of the contents in every winning hand below the limit.
+BONUS_TILES = frozenset({"no_flowers", "seat_flower", "seat_season", "all_flowers", "all_seasons", "all_bonus",
+                         "seven_bonus"})
+WINNING_CONDITIONS = frozenset({
+    "self_drawn", "concealed_hand", "fully_concealed", "melded_hand", "semi_self_sufficient", "last_tile",
+    "last_tile_draw", "last_tile_discard", "robbing_kong", "kong_replacement", "double_kong", "heavenly",
+    "earthly", "man", "wait", "bridge_tile", "one_chance_chow", "out_on_pair", "last_of_kind", "double_jeopardy",
+    "ready_hand"})
+HAND_CONTENTS = frozenset(PATTERNS) - BONUS_TILES - WINNING_CONDITIONS
+
+
 # ---------------------------------------------------------------- what a pattern implies
 
 # A: {B: k}: every reading that has A also has B (B counted on the readings B is defined on:

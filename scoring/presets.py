@@ -102,7 +102,7 @@ HK_NEW_STYLE = {
         "patterns.honour_pung": "'Honor Tiles' is counted for each such pung, as every other rule book counts them; a double wind pung once",
         "patterns.thirteen_orphans": "the rule book: 'four sets and a pair (with the exception of special limit hands)': thirteen orphans is that limit hand, 100 fan with nothing added",
         "limit_fan": "the rule book's value for its one special limit hand, thirteen orphans: 100",
-        "implied": "the rule book: Bridge Tile '(Implies closed wait)', 4 fan in all; read as the rule for every implied pair: Semi-self Sufficient includes its Wait as Melded Hand does, Little Three Dragons its two Honor Tiles pungs",
+        "implied": "the rule book: Bridge Tile '(Implies closed wait)', 4 fan in all; read as the one rule for every implied pair (How patterns combine): a pattern worth more covers what it implies (Melded Hand and Semi-self Sufficient their Wait, Little Three Dragons its two Honor Tiles pungs, Two Numbers its All Pungs), one worth no more adds to it (Four Revealed Pungs, 2, on the All Pungs it implies, 7)",
         "settings.melded_kong_counts_concealed": "the rule book: 'A melded kong is considered concealed'",
         "settings.all_chows_min_suits": "the rule book: 'all chows in more than one suit'",
         "patterns.seven_pairs": "the rule book has no seven pairs: 'four sets and a pair (with the exception of special limit hands)'",
@@ -155,7 +155,8 @@ CHINESE_NEW_STYLE = {
         "limit_fan": "a limit hand is '1600% of Limit' (limit 64) = 1024, the table's 20+ row; nothing is added to it",
         "payment": "the rule book: 'payments to the winner only' and a hand of 20 faans 'pays 1,024 points': on a discard the discarder pays the hand's value alone; on a self-draw (the rule book is silent) each loser pays it, the common reading",
         "bonus_counts_for_min": "the rule book: bonus faans count only once the hand reaches the minimum without them",
-        "implied": "the rule book's notes: a pattern that 'implies' another includes it (Big Three Dragons 'Implies scoring for all dragons', Exposed hand 'Implies ... Out on a pair', Fully concealed 'Always implies Concealed hand'); read as the rule for every implied pair: Little Three Dragons includes its two dragon pungs, Kong on Kong its self-draw",
+        "implied": "the rule book's notes: a pattern that 'implies' another includes it (Big Three Dragons 'Implies scoring for all dragons', Exposed hand 'Implies ... Out on a pair', Fully concealed 'Always implies Concealed hand'); read as the rule for every implied pair: Little Three Dragons includes its two dragon pungs, Kong on Kong its Out on a supplement tile",
+        "supplement_tile": "the rule book prices Out on a supplement tile (1) and Kong on Kong (6) apart from Self-drawn last tile (1), and says of the like Out on the last tile of the Wall: 'Does not imply scores for Self-drawn last tile'; both wins are paid as self-drawn, so both score Self-drawn as well (1 + 1, 6 + 1)",
         "suppresses.melded_hand": "the rule book: Exposed hand 'Implies One-chance hand and Out on a pair' (the wait on the pair is the one chance)",
         "settings.all_chows_pair": "the rule book: the pair must not be the player's own wind or the wind of the round",
         "settings.fully_concealed_allows_kongs": "the rule book: 'No Kongs are allowed' (then Concealed 1 + Self-drawn 1)",
@@ -176,6 +177,7 @@ HK_COMMON = {
     "bonus_counts_for_min": True,
     "settings": {
         "robbed_kong_pays_all": True,
+        "content_minimum": True,
     },
     "patterns": {
         "all_chows": 1, "all_pungs": 3, "seven_pairs": 4, "half_flush": 3, "full_flush": 7,
@@ -203,6 +205,7 @@ HK_COMMON = {
         "patterns.kong_replacement": "the rule book: Win by Kong '2 (1 bonus + 1 from self-pick)'",
         "patterns.double_kong": "the rule book: '9 (8 bonus + 1 from self-pick)'",
         "settings.robbed_kong_pays_all": "the rule book: robbing a kong, 'a 12-piece penalty will be imposed on the player being robbed' (he pays for all)",
+        "settings.content_minimum": "the rule book: 'In variations with scoring minimums, it is generally accepted that, barring improbable high-scoring hands (such as the Heavenly Hand described below, even if the winning hand is otherwise scoreless), at least one point must be from this set of criteria', the criteria 'based on the contents of the hand' (its two tables: Common Hand to Nine Gates, Seat Wind to Mixed Orphans), not those 'based on the winning condition' (Self-Pick, Win from Wall, Robbing Kong, Last Catch, Win by Kong and Double-Kong) or on 'bonus tiles'; the improbable high-scoring hands excepted are those worth the limit (Heavenly and Earthly Hand, 13), as is a hand that reaches the limit only from the winning condition ('It is possible to obtain the maximum fan (13) only from winning condition criteria')",
     },
 }
 
@@ -219,6 +222,7 @@ HK_GUIDE = {
     "bonus_counts_for_min": True,
     "settings": {
         "instant_bonus_win": True,
+        "implied_patterns": "added",
     },
     "optional": ["seven_pairs", "three_kongs", "pure_straight", "mixed_triple_chow",
                  "pure_double_chow", "pure_triple_chow", "four_identical_chows"],
@@ -239,6 +243,8 @@ HK_GUIDE = {
     },
     "suppresses": {
         "little_four_winds": ["half_flush", "seat_wind", "round_wind"],
+        "little_three_dragons": ["dragon_pung"],
+        "big_three_dragons": ["dragon_pung"],
     },
     "stacks": {},
     "choices": {
@@ -247,8 +253,9 @@ HK_GUIDE = {
         "payment": "the rule book's 全銃: self-draw, each pays the value; discard, the discarder alone pays 2x",
         "optional": "the rule book's 'non-traditional hands' are on; set settings.include_optional = false to drop them",
         "patterns.seat_season": "the rule book has one 'Seat Flower' entry for a flower or a season of the seat; holding both counts each, as the Wikipedia rules, Four Winds and the Old Style page do",
-        "patterns.kong_replacement": "rule book silent on adding self-draw; worth no more than it (1), so scored on top, the common reading",
-        "implied": "the rule book: Small and Big Three Dragons, 'do not count points for individual dragon triplets'; read as the rule for every implied pair: All Honors and Four Concealed Triplets include All Triplets, After Multiple Kongs (槓上槓自摸) its self-draw",
+        "settings.implied_patterns": "the rule book: 'To score a hand, add up the number of “fan” from the list of hands below', and it writes out where a hand is not added (the dragon triplets under Small and Big Three Dragons, the half flush and wind triplets under Small Four Winds); where it is silent, every hand that holds is added: Concealed Hand on Seven Pairs (3 + 1), All Triplets on Four Concealed Triplets (8 + 3), on Mixed Terminals (4 + 3) and on All Honors (10 + 3), Seat Flower on a Set of Flowers (2 + 1), the sets of flowers on 8 Flowers, Two Identical Sequences on Three (3 + 1), After a Kong and Self Draw on After Multiple Kongs (8 + 1 + 1); a Limit hand is the limit, with nothing added",
+        "suppresses.little_three_dragons": "the rule book: Small Three Dragons, 'do not count points for individual dragon triplets'",
+        "suppresses.big_three_dragons": "the rule book: Big Three Dragons, 'do not count points for individual dragon triplets'",
         "suppresses.little_four_winds": "the rule book: Small Four Winds 'does not stack with half flush, do not count points for individual wind triplets'",
         "settings.four_concealed_pungs": "'all of them self drawn' read as four concealed pungs, as the Wikipedia rules and Four Winds read it",
         "settings.instant_bonus_win": "the rule book: with 7 or 8 flowers 'you have the option to win immediately'",
@@ -269,9 +276,12 @@ DEFAULT_SETTINGS = {
     "instant_bonus_win": False,
     "include_optional": True,
     "robbed_kong_pays_all": False,
+    "implied_patterns": "included",
+    "content_minimum": False,
 }
 
 SETTING_CHOICES = {
     "all_chows_pair": ("any", "suited", "no_value_wind", "no_value"),
     "little_four_winds_pair_rule": ("any", "no_value_wind"),
+    "implied_patterns": ("included", "added"),
 }

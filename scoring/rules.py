@@ -26,6 +26,27 @@ from .tables import TABLES
 CANDIDATES_BOUND = 4096  # candidate sets a preset keeps before it starts again
 
 
+PRINCIPLE = """\
+One rule decides what a pattern replaces, for every preset. When every hand that has pattern A
+also has pattern B (A *implies* B; the table below names each such pair, worked out from the
+patterns' definitions and checked against them), A's value is read as covering B, and B is not
+scored again, provided A is worth more than B: Wait is inside Melded Hand, the dragon pungs inside
+Little Three Dragons. A value no higher than B's is read as what A adds to B (covering B, it
+would add nothing or take fan away), and both are scored: Four Revealed Pungs (2 fan in the new
+style) on top of the All Pungs (7) it implies. For a pattern counted once per set (a dragon pung, an Honor Tiles
+pung), A covers the sets its own definition names: Little Three Dragons covers its two dragon
+pungs, not a third pung of the seat wind. A win on a supplement tile is a self-drawn win: it is
+paid as one and scores Self-drawn as one, beside Out on Kong Replacement or Kong on Kong. Where the
+rule book says otherwise for a pair, or adds up every pattern it lists, the preset follows the rule
+book and the table quotes it. A limit hand is worth the limit, and no pattern that is not a limit
+hand is added to it. A pattern that names a hand shape tests that shape: a hand of pungs and a
+pair of terminals and honours is not thirteen orphans."""
+
+SUPPLEMENT_TILE_WINS = frozenset({"kong_replacement", "double_kong"})
+SUPPLEMENT_TILE_RULE = ("a win on a supplement tile is self-drawn: it is paid as a self-drawn win and scores "
+                        "Self-drawn as one")
+
+
 class Relation(NamedTuple):
     """How pattern ``a`` bears on pattern ``b`` under a preset: ``replaces`` (b is not scored when
     a is; ``k`` of its instances, 0 for all), ``implied`` (every hand with a has b), ``why``."""
@@ -151,18 +172,22 @@ class RulePreset:
     @cached_property
     def relations(self) -> tuple[Relation, ...]:
         """The implied-by table of this preset: a :class:`Relation` for every pair of active
-        patterns where A implies B, or that the preset names.
-
-        One principle: a pattern that implies another and is worth more includes it, so the implied
-        one is not scored (k of its instances, for one counted per set); one worth no more is scored
-        on top (replacing would make it worth nothing). ``stacks`` lists implied pairs the seed
-        scores together all the same; ``suppresses`` lists pairs the seed drops although neither
-        implies the other. Limit hands replace everything that is not a limit hand (``engine``).
+        patterns where A implies B, or that the preset names. The rule is :data:`PRINCIPLE`, the
+        same for every preset; what a preset's rule book says otherwise is in its data:
+        ``stacks`` (implied, scored together all the same), ``suppresses`` (dropped all the same,
+        implied or not) and the setting ``implied_patterns`` ("added": the rule book adds up every
+        pattern it lists, so an implied pattern is scored as well unless ``suppresses`` names it).
+        A win on a supplement tile scores Self-drawn as well under every preset
+        (:data:`SUPPLEMENT_TILE_RULE`). Limit hands replace everything that is not a limit hand
+        (``engine``).
 
         >>> [r for r in load_preset("hk-new-style").relations if r.a == "semi_self_sufficient"]
         [Relation(a='semi_self_sufficient', b='wait', k=1, replaces=True, implied=True, why='worth more (7 > 2)')]
+        >>> [r.why for r in load_preset("hk-new-style").relations if r.a == "four_revealed_pungs"][0]
+        'worth no more (2 <= 7), so its value is what it adds'
         """
         active = self.active_ids
+        added = self.settings.get("implied_patterns", "included") == "added"
         out = []
         for a, row in implied(self.settings).items():
             if a not in active:
@@ -173,10 +198,18 @@ class RulePreset:
                 wa, wb = _fmt(self.worth(a)), _fmt(self.worth(b, k or 1))
                 if b in self.stacks.get(a, {}):
                     out.append(Relation(a, b, k, False, True, f"the preset: {self.stacks[a][b]}"))
+                elif b in self.suppresses.get(a, ()):
+                    why = self.choices.get(f"suppresses.{a}", "a house rule")
+                    out.append(Relation(a, b, k, True, True, f"the preset: {why}"))
+                elif a in SUPPLEMENT_TILE_WINS and b == "self_drawn":
+                    out.append(Relation(a, b, k, False, True, SUPPLEMENT_TILE_RULE))
+                elif added and self.patterns[a] != "limit":
+                    why = self.choices.get("settings.implied_patterns", "a house rule")
+                    out.append(Relation(a, b, k, False, True, f"the preset adds up: {why}"))
                 elif self.worth(a) > self.worth(b, k or 1):
                     out.append(Relation(a, b, k, True, True, f"worth more ({wa} > {wb})"))
                 else:
-                    out.append(Relation(a, b, k, False, True, f"worth no more ({wa} <= {wb})"))
+                    out.append(Relation(a, b, k, False, True, f"worth no more ({wa} <= {wb}), so its value is what it adds"))
         for a, victims in self.suppresses.items():
             if a not in active:
                 continue

@@ -1066,6 +1066,13 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             'for declaring a winning hand (typically 1 or 2), and at times a maximum fan cap or ceiling '
             '(for example at 7 or 8 faan). Also note that generally speaking in Hong Kong mahjong, 13 '
             'faan is considered the absolute limit for faan.',
+            'The tables following list common criteria for faan based on the contents of the hand.',
+            'Other scoring criteria are based on the winning condition - how the winner won.',
+            '- It is possible to obtain the maximum fan (13) only from winning condition criteria. For '
+            'example, a player draws the second last tile from the wall, declares a Kong and wins on the '
+            'replacement tile.',
+            'Some criteria for faan are based on "bonus tiles" - the flowers and the seasons. See the '
+            'following table:',
         ),
         'payment': (
             '- If the winner wins from the wall the base points is doubled.',

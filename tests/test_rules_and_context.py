@@ -100,8 +100,11 @@ def test_blessings_cannot_have_melds():
 def test_instant_bonus_win_only_in_the_guide():
     hand = "123m 456m 789p 234s 5s F1 F2 F3 F4 S1 S2 S3 S4"
     g = score(hand, "hk-guide", seat="S")
-    # all eight contains both sets, which contain the seat flower and season
-    assert g.legal and [p.id for p in g.patterns] == ["all_bonus"] and g.fan == 8
+    # the guide adds up every hand of its list that holds: 8 Flowers 8, two Sets of Flowers 2 + 2,
+    # the Seat Flower of South (F2 and S2) 1 + 1 = 14, paid at the cap of 10
+    assert g.legal and sorted(p.id for p in g.patterns) == ["all_bonus", "all_flowers", "all_seasons",
+                                                             "seat_flower", "seat_season"]
+    assert (g.raw_fan, g.fan) == (14, 10)
     o = score(hand, "hk-old-style")
     assert not o.legal and "no instant win" in o.reason
 
