@@ -153,6 +153,116 @@ def test_at_most_ten_pins_a_minute_are_judged_from_one_client():
     t.check("10.0.0.7", "１２３４５６")  # full-width digits, as a CJK keyboard types them
 
 
+def test_guessing_from_many_addresses_is_slow_and_never_locks_the_table_out(caplog):
+    now = [0.0]
+    t = PinThrottle(PIN, clock=lambda: now[0], report_every=None)
+    phone = t.check("192.168.1.7", PIN)  # a phone at the table, before the guessing starts
+    assert phone
+    judged = refused = 0
+    with caplog.at_level(logging.WARNING, logger="mjcam.serve"):
+        for n in range(600):  # 300 addresses, two guesses each, within a second
+            now[0] = n / 600
+            try:
+                t.check(f"10.0.{n % 300 // 200}.{n % 300 % 200 + 1}", f"{n:06d}")
+            except Exception as e:
+                judged += e.status == 401
+                refused += e.status == 429
+            if n % 50 == 0:  # the table goes on meanwhile: with its session, and from its address
+                assert t.check("192.168.1.7", PIN, phone) is None and t.check("192.168.1.7", None, phone) is None
+                assert t.check("192.168.1.7", PIN)
+        assert judged <= 11 and judged + refused == 600
+        assert len(caplog.messages) == 1  # not a line a guess
+        with pytest.raises(Exception) as e:  # a phone new to the game waits, but not long
+            t.check("192.168.1.8", PIN)
+        assert e.value.status == 429 and 1 <= int(e.value.headers["Retry-After"]) <= 15
+        now[0] += int(e.value.headers["Retry-After"])
+        assert t.check("192.168.1.8", PIN)
+        line = t.report()
+    assert line.startswith(f"{judged} wrong PINs and {refused + 1} requests refused unjudged, from 301 addresses")
+    assert caplog.messages[-1] == line and t.report() is None
+    judged = 0
+    for second in range(600):  # ten minutes of guessing, ten a second from ever new addresses
+        for k in range(10):
+            now[0] = 1000 + second + k / 10
+            try:
+                t.check(f"10.1.{(second * 10 + k) % 250}.{second % 200}", "000000")
+            except Exception as e:
+                judged += e.status == 401
+    assert judged <= 20 * 10  # a few a minute (a 6-digit PIN would take weeks), where before 6,000
+
+
+def test_an_ipv6_block_and_loopback_count_as_one_address():
+    from mjcam.web.guard import address_key
+
+    assert address_key("2001:db8:1:2::5") == address_key("2001:db8:1:2:ffff::1") != address_key("2001:db8:1:3::5")
+    assert address_key("127.0.0.1") == address_key("127.3.4.5") == address_key("::1") == "loopback"
+    assert address_key("::ffff:192.168.1.9") == "192.168.1.9" and address_key("testclient") == "testclient"
+    t = PinThrottle(PIN, report_every=None)
+    for n in range(10):
+        with pytest.raises(Exception):
+            t.check(f"2001:db8::{n + 1:x}", "000000")
+    with pytest.raises(Exception) as e:  # the next address of the same /64 is held up
+        t.check("2001:db8::ff", PIN)
+    assert e.value.status == 429
+
+
+def test_the_table_app_hands_a_session_to_a_phone_that_gave_the_pin(pin_app):
+    throttle = pin_app.state.table.throttle
+    now = [0.0]
+    throttle.clock = lambda: now[0]
+    phone = _client(pin_app, client=("192.168.1.7", 4000), pin=PIN)
+    r = phone.post("/api/games", json={"players": PLAYERS})
+    given = r.headers["set-cookie"].lower()
+    assert r.status_code == 201 and phone.cookies.get("mjcam_session")
+    assert "httponly" in given and "samesite=strict" in given and "path=/" in given
+    r = phone.post("/api/games", json={"players": PLAYERS})  # let in by its session: no new one
+    assert r.status_code == 201 and "set-cookie" not in r.headers
+    codes = []
+    for n in range(60):  # guessing from 30 addresses
+        r = _client(pin_app, client=(f"10.0.0.{n % 30 + 1}", 4000), pin=f"{n:06d}").post(
+            "/api/games", json={"players": PLAYERS})
+        codes.append(r.status_code)
+    assert set(codes) == {401, 429} and codes.count(401) <= 11
+    assert phone.post("/api/games", json={"players": PLAYERS}).status_code == 201
+    bare = _client(pin_app, client=("192.168.1.7", 4001), pin=PIN)  # the same phone, its cookie lost
+    assert bare.post("/api/games", json={"players": PLAYERS}).status_code == 201
+    new = _client(pin_app, client=("192.168.1.9", 4000), pin=PIN)
+    r = new.post("/api/games", json={"players": PLAYERS})
+    assert r.status_code == 429 and int(r.headers["retry-after"]) <= 15
+    now[0] += int(r.headers["retry-after"])
+    assert new.post("/api/games", json={"players": PLAYERS}).status_code == 201
+    assert _games(pin_app) == 5
+
+
+def test_reads_need_the_pin_in_the_mode_that_asks_it(tmp_path):
+    from mjcam.ledger import Ledger
+
+    db = str(tmp_path / "r.sqlite")
+    ledger = Ledger(db)
+    gid = ledger.create_game(PLAYERS)["id"]
+    pid = ledger.add_photo(gid, "00" * 32, {}, b"annotated", b"thumb")
+    ledger.record(gid, "hand-0001", "win", WIN, 1, 2, photo_id=pid)
+    reads = ["/api/games", f"/api/games/{gid}", f"/api/games/{gid}/export.csv", f"/api/photos/{pid}/thumb.jpg",
+             f"/api/photos/{pid}/annotated.jpg"]
+    open_app = create_app(db, pin=PIN)
+    assert all(_client(open_app).get(p).status_code == 200 for p in reads)  # by default anyone reads
+    app = create_app(db, pin=PIN, read_pin=True)
+    stranger = _client(app, client=("10.0.0.66", 1))
+    meta = stranger.get("/api/meta")
+    assert meta.status_code == 200 and meta.json()["pin_required"] and meta.json()["pin_for_reading"]
+    assert all(stranger.get(p).status_code == 200 for p in ("/", "/static/app.js", "/static/tiles/Rd.svg"))
+    for p in reads:
+        r = stranger.get(p)
+        assert r.status_code == 401 and "PIN" in r.json()["error"], p
+    r = stranger.post(f"/api/games/{gid}/preview", json={"hand": WIN, "winner": 1, "discarder": 2})
+    assert r.status_code == 401
+    assert stranger.get(reads[0], headers={"X-Mjcam-Pin": "000000"}).status_code == 401
+    phone = _client(app, client=("10.0.0.7", 1))
+    assert phone.get(reads[1], headers={"X-Mjcam-Pin": PIN}).status_code == 200
+    assert all(phone.get(p).status_code == 200 for p in reads)  # the pictures and the CSV: the session alone
+    assert not create_app(db, read_pin=True).state.table.read_pin  # no PIN, nothing to ask
+
+
 def test_no_endpoint_tells_a_right_pin_from_a_wrong_one(pin_app):
     gid = _client(pin_app, pin=PIN).post("/api/games", json={"players": PLAYERS}).json()["id"]
     right = _client(pin_app, client=("10.0.0.1", 1), pin=PIN)
@@ -255,6 +365,66 @@ def test_a_huge_body_sent_in_chunks_is_cut_off_and_not_echoed(app):
     assert r.status_code in (400, 422) and len(r.json()["error"]) <= MAX_MESSAGE
 
 
+LONE = "\\ud800"  # JSON's escape of half a surrogate pair: no UTF-8 text holds it
+
+
+@pytest.mark.parametrize("path, body", [
+    ("/api/games", '{"players": ["A%s", "Bo", "Cy", "Di"]}' % LONE),
+    ("/api/games", '{"players": ["Ann", "Bo", "Cy", "Di"], "preset": "hk%s"}' % LONE),
+    ("/api/games", '{"players": ["Ann", "Bo", "Cy", "Di"], "%s": 1}' % LONE),
+    ("/api/games/1/hands", '{"request_id": "hand-%s-0001", "kind": "draw"}' % LONE),
+    ("/api/games/1/hands", '{"request_id": "hand-0001", "kind": "win", "hand": "%s 123m", "winner": 1}' % LONE),
+    ("/api/games/1/preview", '{"hand": "123m\\udfff", "winner": 1}'),
+    ("/api/games/1/undo", '{"request_id": "undo-%s-0001"}' % LONE),
+], ids=range(7))
+def test_lone_surrogates_are_refused_at_the_edge_and_never_stored(app, path, body):
+    c = _client(app)
+    gid = c.post("/api/games", json={"players": PLAYERS}).json()["id"]
+    before = c.get(f"/api/games/{gid}").json()
+    r = c.post(path, content=body.encode(), headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "not valid Unicode" in r.json()["error"], r.text
+    assert _games(app) == 1 and c.get(f"/api/games/{gid}").json() == before
+    assert all(c.get(p).status_code == 200 for p in ("/api/games", f"/api/games/{gid}", f"/api/games/{gid}/export.csv"))
+
+
+def test_paths_and_queries_that_are_not_utf8_are_refused(app):
+    c = _client(app)
+    for url in ("/static/tiles/%ED%A0%80.svg", "/api/games?name=%ED%A0%80", "/api/games/1/export.csv?x=%FF",
+                "/%C0%AF"):
+        r = c.get(url)
+        assert r.status_code == 400 and "UTF-8" in r.json()["error"], url
+    assert c.get("/api/games?name=%E6%9D%B1").status_code == 200  # UTF-8 is fine
+
+
+def test_a_ledger_already_holding_a_lone_surrogate_still_answers(tmp_path):
+    import sqlite3
+
+    db = str(tmp_path / "old.sqlite")
+    app = create_app(db)
+    c = _client(app)
+    gid = c.post("/api/games", json={"players": PLAYERS}).json()["id"]
+    raw = sqlite3.connect(db)  # as a version before this check stored it
+    raw.execute("UPDATE games SET players = ?", ('["A\\ud800", "Bo", "Cy", "Di"]',))
+    raw.commit()
+    raw.close()
+    for c in (c, _client(create_app(db))):  # and after a restart
+        for path in ("/api/games", f"/api/games/{gid}", f"/api/games/{gid}/export.csv"):
+            r = c.get(path)
+            assert r.status_code == 200 and "A\ufffd" in r.text, path
+
+
+def test_a_get_or_head_with_a_body_is_refused(app):
+    c = _client(app)
+    for method in ("GET", "HEAD"):
+        r = c.request(method, "/api/games", content=b"x" * 10)
+        assert r.status_code == 400
+        if method == "GET":
+            assert "carries no body" in r.json()["error"]
+        r = c.request(method, "/api/games", content=iter([b"x"]))  # chunked, no length
+        assert r.status_code == 400
+    assert c.get("/api/games", headers={"content-length": "0"}).status_code == 200
+
+
 # ---------------------------------------------------------------- on the wire
 
 @pytest.fixture
@@ -267,6 +437,9 @@ def live(tmp_path):
     class Quick(GuardedH11):
         header_timeout = 1.0
         body_timeout = 1.0
+        body_grace = 0.5
+        min_body_rate = 1000.0
+        body_deadline = 3.0
         max_connections = 40
 
     app = create_app(str(tmp_path / "live.sqlite"), pin=PIN)
@@ -290,6 +463,21 @@ def _closed(s: socket.socket) -> bool:
         return True
     except socket.timeout:
         return False
+
+
+def _answer_then_closed(s: socket.socket, within: float = 5.0) -> bytes:
+    """What the server sends on ``s`` until it closes it (an AssertionError if it has not within
+    ``within`` seconds)."""
+    s.settimeout(within)
+    got = b""
+    try:
+        while chunk := s.recv(65536):
+            got += chunk
+    except ConnectionResetError:
+        pass
+    except socket.timeout:
+        raise AssertionError(f"still open after {within} s: {got[:80]!r}") from None
+    return got
 
 
 def test_half_sent_requests_are_dropped_and_the_server_keeps_answering(live):
@@ -320,6 +508,42 @@ def test_half_sent_requests_are_dropped_and_the_server_keeps_answering(live):
         s.close()
 
 
+def test_bodies_trickled_in_cannot_hold_the_connections(live):
+    base, port, app = live
+    head = (b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 60000\r\n"
+            b"X-Mjcam-Token: " + app.state.token.encode() + b"\r\nX-Mjcam-Pin: " + PIN.encode() +
+            b"\r\nContent-Type: application/json\r\n\r\n{")
+    slow = []
+    for _ in range(60):  # more than the server keeps open, each owing a body it sends a byte at a time
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(head)
+        slow.append(s)
+    t0 = time.time()
+    r = httpx.get(base + "/api/meta", timeout=5)  # the slowest make room: a new client is answered at once
+    assert r.status_code == 200 and time.time() - t0 < 2
+    for _ in range(12):  # a byte from each every 0.25 s: far under the rate a body must keep
+        for s in slow:
+            try:
+                s.sendall(b" ")
+            except OSError:
+                pass
+        time.sleep(0.25)
+    assert all(_closed(s) for s in slow)  # evicted, or cut off for keeping too slow a rate
+    good = socket.create_connection(("127.0.0.1", port))  # a body sent at a fair rate is taken
+    body = json.dumps({"players": PLAYERS}).encode()
+    good.sendall(head.replace(b"60000", str(len(body)).encode())[:-1])
+    for i in range(0, len(body), 8):
+        good.sendall(body[i:i + 8])
+        time.sleep(0.05)
+    good.settimeout(5)
+    assert good.recv(4096).startswith(b"HTTP/1.1 201")
+    get = socket.create_connection(("127.0.0.1", port))  # a GET that says a body comes: refused, closed
+    get.sendall(b"GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nxx")
+    assert _answer_then_closed(get).startswith(b"HTTP/1.1 400")
+    for s in slow + [good, get]:
+        s.close()
+
+
 def test_over_the_wire_foreign_hosts_and_big_bodies_are_refused(live):
     base, port, app = live
     r = httpx.get(base + "/api/meta", headers={"Host": "attacker.example:%d" % port})
@@ -329,7 +553,7 @@ def test_over_the_wire_foreign_hosts_and_big_bodies_are_refused(live):
     s.sendall(b"POST /api/games/1/preview HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 209715200\r\n"
               b"X-Mjcam-Token: " + token.encode() + b"\r\n\r\n")
     s.settimeout(5)
-    head = s.recv(4096)
+    head = _answer_then_closed(s)  # the body is not waited for
     assert head.startswith(b"HTTP/1.1 413") and len(head) < 2000
     s.close()
     s = socket.create_connection(("127.0.0.1", port))  # no length given: cut off once 64 KB have come
