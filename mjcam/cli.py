@@ -513,7 +513,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
     if not os.path.isdir(os.path.dirname(db)):
         os.makedirs(os.path.dirname(db), exist_ok=True)
     local = a.host in ("127.0.0.1", "localhost", "::1")
-    pin = a.pin or (None if local else f"{secrets.randbelow(10 ** 6):06d}")
+    pin = a.pin or (None if local and not a.read_pin else f"{secrets.randbelow(10 ** 6):06d}")
     if pin is not None:
         from mjcam.web.guard import normal_pin
 
@@ -527,7 +527,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         name = socket.gethostname().lower()
         hosts += [name, name.split(".")[0] + ".local"]
     try:
-        app = create_app(db, pin=pin, hosts=hosts)
+        app = create_app(db, pin=pin, hosts=hosts, read_pin=a.read_pin)
     except Exception as e:  # sqlite3.DatabaseError and friends: a bad --db file
         raise UsageError(f"cannot open the game ledger {db}: {e}") from None
     from mjcam.web.server import listen, run
@@ -538,7 +538,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         raise UsageError(f"cannot listen on {a.host} port {a.port}: {e.strerror or e}") from None
     from mjcam.web.banner import banner
 
-    for line in banner(a.host, a.port, pin, db):  # where a phone can open it, as text and as a QR code
+    for line in banner(a.host, a.port, pin, db, read_pin=a.read_pin):  # where a phone can open it, and a QR code
         print(line, file=sys.stderr)
     import logging
 
@@ -646,6 +646,9 @@ def _add_serve(sub) -> None:
     sv.add_argument("--db", default="~/.local/share/mjcam/games.sqlite", metavar="PATH",
                     help="the game ledger (default ~/.local/share/mjcam/games.sqlite)")
     sv.add_argument("--pin", help="the game PIN (default: made up when not on localhost)")
+    sv.add_argument("--read-pin", action="store_true",
+                    help="ask the PIN before showing the games, their CSV and photos too (by default anyone "
+                         "who can reach the server reads them; the PIN guards changes)")
     sv.add_argument("--allow-host", action="append", metavar="NAME",
                     help="also answer to this host name (it answers to its addresses, localhost and, on the "
                          "network, its own name); may be given again")

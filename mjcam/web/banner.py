@@ -8,6 +8,11 @@ mjcam: ledger /tmp/g.sqlite
 >>> print("\\n".join(banner("192.168.1.20", 8000, "123456", "/tmp/g.sqlite", qr=False)))
 mjcam: open http://192.168.1.20:8000/ on a phone on the same network
 mjcam: game PIN 123456 (asked before any change to the ledger)
+mjcam: anyone on the network can read the games, their CSV and photos without it (--read-pin asks it for reading too)
+mjcam: ledger /tmp/g.sqlite
+>>> print("\\n".join(banner("192.168.1.20", 8000, "123456", "/tmp/g.sqlite", qr=False, read_pin=True)))
+mjcam: open http://192.168.1.20:8000/ on a phone on the same network
+mjcam: game PIN 123456 (asked before reading or changing the ledger)
 mjcam: ledger /tmp/g.sqlite
 """
 
@@ -85,8 +90,9 @@ def qr_lines(text: str) -> list[str]:
     return ["".join(chars[top, bottom] for top, bottom in zip(rows[y], rows[y + 1])) for y in range(0, len(rows), 2)]
 
 
-def banner(host: str, port: int, pin: str | None, db: str, qr: bool = True) -> list[str]:
-    """The lines ``mjcam serve`` prints on starting (``qr``: with the first address as a QR code)."""
+def banner(host: str, port: int, pin: str | None, db: str, qr: bool = True, read_pin: bool = False) -> list[str]:
+    """The lines ``mjcam serve`` prints on starting (``qr``: with the first address as a QR code;
+    ``read_pin``: the PIN is asked for reading too)."""
     if host in LOCAL:
         lines = [f"mjcam: the table app is at http://{'[::1]' if host == '::1' else host}:{port}/ on this computer only",
                  "mjcam: for the phones at the table, start it with --host 0.0.0.0 "
@@ -105,7 +111,12 @@ def banner(host: str, port: int, pin: str | None, db: str, qr: bool = True) -> l
                               *qr_lines(urls[0] + (f"#pin={quote(pin, safe='')}" if pin else ""))]
                 except ImportError:
                     lines.append("mjcam: (pip install segno to have the address shown as a QR code)")
-    if pin:
+    if pin and read_pin:
+        lines.append(f"mjcam: game PIN {pin} (asked before reading or changing the ledger)")
+    elif pin:
         lines.append(f"mjcam: game PIN {pin} (asked before any change to the ledger)")
+        if host not in LOCAL:
+            lines.append("mjcam: anyone on the network can read the games, their CSV and photos without it "
+                         "(--read-pin asks it for reading too)")
     lines.append(f"mjcam: ledger {db}")
     return lines
