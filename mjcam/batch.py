@@ -34,11 +34,10 @@ from mjcam.service import WinFlags, judge, read_photo, score_hand
 
 SUPPORTED = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".avif", ".tif", ".tiff", ".bmp", ".gif")
 CSV_FIELDS = ["path", "hash", "status", "hand", "needs_person", "legal", "fan", "points", "rules",
-              "error_kind", "error", "duplicate_of", "tiles", "confirmed", "payment_E", "payment_S", "payment_W",
-              "payment_N", "detail"]
-#: the columns of a CSV output made before the columns confirmed and payment_*: such a file is
-#: added to in its own columns
-CSV_FIELDS_BEFORE = [f for f in CSV_FIELDS if f != "confirmed" and not f.startswith("payment_")]
+              "error_kind", "error", "duplicate_of", "tiles", "confirmed", "detail"]
+#: the columns of a CSV output made before the column confirmed: such a file is added to in its
+#: own columns
+CSV_FIELDS_BEFORE = [f for f in CSV_FIELDS if f != "confirmed"]
 #: what a CSV row keeps in its last column, besides its own columns
 CSV_DETAIL = ("image", "tiles", "groups", "needs_confirmation", "legal", "error", "options", "check", "notes", "score",
               "payments", "confirmed", "proposed", "situation", "given", "taken", "winning", "winning_guessed", "tops")
@@ -429,7 +428,6 @@ class CsvOut(_LineOut):
                "duplicate_of": record.get("duplicate_of") or "",
                "tiles": " ".join(f"{t['code']}:{t['confidence']:.2f}" for t in record.get("tiles", [])),
                "confirmed": int(bool(record.get("confirmed"))),
-               **{f"payment_{s}": (record.get("payments") or {}).get(s, "") for s in "ESWN"},
                "detail": json.dumps({k: record[k] for k in CSV_DETAIL if k in record}, ensure_ascii=False)}
         from mjcam.csvcell import cell
 

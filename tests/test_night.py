@@ -100,7 +100,7 @@ def test_one_current_record_per_photo_in_csv_and_sqlite(night, ext):
     if ext == "csv":
         rows = list(csv.DictReader(open(out, newline="", encoding="utf-8")))
         last = [r for r in rows if r["path"].endswith("hand-layout.jpg")][-1]
-        assert last["confirmed"] == "1" and int(last["payment_E"]) > 0 and last["hand"] == PERSON
+        assert last["confirmed"] == "1" and json.loads(last["detail"])["payments"]["E"] > 0 and last["hand"] == PERSON
     else:
         db = sqlite3.connect(out)
         rows = db.execute("SELECT path, hand FROM current_photos").fetchall()
