@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from .patterns import PATTERNS
 from .payments import SCHEMES
-from .presets import PRESET_IDS
+from .presets import DEFAULT_SETTINGS, PRESET_IDS, SETTING_HELP
 from .rules import PRINCIPLE, RulePreset, load_preset
 from .seed_words import RULES, SOURCES, WORDS
 from .tables import TABLES
@@ -156,7 +156,19 @@ def index() -> str:
     for rid in PRESET_IDS:
         p = load_preset(rid)
         lines.append(f"- [{p.name}]({rid}.md) (`{rid}`): from *{SOURCES[rid][0]}*")
+    lines += ["", "## Settings", "",
+              "Each preset's settings; any of them is a house rule for any preset, in the `[settings]` table of "
+              "a `--config` file.", "",
+              "| Setting | What it does | Default | Presets that change it |", "|---|---|---|---|"]
+    for key, default in DEFAULT_SETTINGS.items():
+        changed = [f"`{rid}`: {_value(load_preset(rid).settings[key])}" for rid in PRESET_IDS
+                   if load_preset(rid).settings[key] != default]
+        lines.append(f"| `{key}` | {_cell(SETTING_HELP[key])} | {_value(default)} | {', '.join(changed) or '—'} |")
     return "\n".join(lines) + "\n"
+
+
+def _value(v: object) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def text(rules: str | RulePreset, width: int = 100) -> str:

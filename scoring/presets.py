@@ -280,6 +280,25 @@ DEFAULT_SETTINGS = {
     "content_minimum": False,
 }
 
+SETTING_HELP = {  # what each setting does, for the pages of docs/rules
+    "seven_pairs_allow_four": "seven pairs may hold two pairs of one tile",
+    "all_chows_pair": "what All Chows' pair may be: any, suited, no_value_wind (not the seat or round wind), "
+                      "no_value (no dragon either)",
+    "all_chows_min_suits": "the fewest suits All Chows may use",
+    "fully_concealed_allows_kongs": "Fully Concealed Self-drawn may hold a concealed kong",
+    "melded_kong_counts_concealed": "a melded kong counts as a concealed set",
+    "four_concealed_pungs_self_drawn_only": "Four Concealed Pungs must be self-drawn",
+    "little_four_winds_pair_rule": "any, or no_value_wind: Little Four Winds' pair is not the seat or round wind",
+    "instant_bonus_win": "seven or eight bonus tiles may win at once (no winning tile)",
+    "include_optional": "the preset's optional patterns are scored",
+    "robbed_kong_pays_all": "the player whose kong is robbed pays for everyone",
+    "implied_patterns": "included: a pattern covers the ones it implies that are worth less (How patterns "
+                        "combine); added: every pattern that holds is added, but for limit hands and the "
+                        "preset's suppresses",
+    "content_minimum": "a win below the limit needs at least 1 fan from the hand's contents (sets, pair, suits, "
+                       "honours), not only from how it was won or from bonus tiles",
+}
+
 SETTING_CHOICES = {
     "all_chows_pair": ("any", "suited", "no_value_wind", "no_value"),
     "little_four_winds_pair_rule": ("any", "no_value_wind"),
