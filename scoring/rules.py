@@ -27,20 +27,20 @@ CANDIDATES_BOUND = 4096  # candidate sets a preset keeps before it starts again
 
 
 PRINCIPLE = """\
-One rule decides what a pattern replaces, for every preset. When every hand that has pattern A
-also has pattern B (A *implies* B; the table below names each such pair, worked out from the
-patterns' definitions and checked against them), A's value is read as covering B, and B is not
-scored again, provided A is worth more than B: Wait is inside Melded Hand, the dragon pungs inside
-Little Three Dragons. A value no higher than B's is read as what A adds to B (covering B, it
-would add nothing or take fan away), and both are scored: Four Revealed Pungs (2 fan in the new
-style) on top of the All Pungs (7) it implies. For a pattern counted once per set (a dragon pung, an Honor Tiles
-pung), A covers the sets its own definition names: Little Three Dragons covers its two dragon
-pungs, not a third pung of the seat wind. A win on a supplement tile is a self-drawn win: it is
-paid as one and scores Self-drawn as one, beside Out on Kong Replacement or Kong on Kong. Where the
-rule book says otherwise for a pair, or adds up every pattern it lists, the preset follows the rule
-book and the table quotes it. A limit hand is worth the limit, and no pattern that is not a limit
-hand is added to it. A pattern that names a hand shape tests that shape: a hand of pungs and a
-pair of terminals and honours is not thirteen orphans."""
+One rule decides what a pattern replaces, for every preset. When every hand that has pattern A also
+has pattern B (A *implies* B; the table below names each such pair, worked out from the patterns'
+definitions and checked against them), A's value is read as covering B, and B is not scored again,
+provided A is worth more than B: Wait is inside Melded Hand, the dragon pungs inside Little Three
+Dragons. A value no higher than B's is read as what A adds to B (covering B, it would add nothing or
+take fan away), and both are scored: Four Revealed Pungs (2 fan in the new style) on top of the All
+Pungs (7) it implies. For a pattern counted once per set (a dragon pung, an Honor Tiles pung), A
+covers the sets its own definition names: Little Three Dragons covers its two dragon pungs, not a
+third pung of the seat wind. A win on a supplement tile is a self-drawn win: it is paid as one and
+scores Self-drawn as one, beside Out on Kong Replacement or Kong on Kong. Where the rule book says
+otherwise for a pair, or adds up every pattern it lists, the preset follows the rule book and the
+table quotes it. A limit hand is worth the limit, and no pattern that is not a limit hand is added
+to it. A pattern that names a hand shape tests that shape: a hand of pungs and a pair of terminals
+and honours is not thirteen orphans."""
 
 SUPPLEMENT_TILE_WINS = frozenset({"kong_replacement", "double_kong"})
 SUPPLEMENT_TILE_RULE = ("a win on a supplement tile is self-drawn: it is paid as a self-drawn win and scores "
@@ -209,7 +209,8 @@ class RulePreset:
                 elif self.worth(a) > self.worth(b, k or 1):
                     out.append(Relation(a, b, k, True, True, f"worth more ({wa} > {wb})"))
                 else:
-                    out.append(Relation(a, b, k, False, True, f"worth no more ({wa} <= {wb}), so its value is what it adds"))
+                    out.append(Relation(a, b, k, False, True,
+                                        f"worth no more ({wa} <= {wb}), so its value is what it adds"))
         for a, victims in self.suppresses.items():
             if a not in active:
                 continue
