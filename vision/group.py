@@ -46,7 +46,7 @@ from mjcam.scoring.notation import Hand, Meld, NotationError, format_hand
 from mjcam.scoring.tiles import INDEX
 
 from .structure import (Layout, Structure, alternatives, cut_sets as _cut_sets, is_bonus as _is_bonus,
-                        layout_of, read_structure, runs_of, set_kind as _set_kind)
+                        layout_of, other_groupings, read_structure, set_kind as _set_kind)
 
 LOW_CONFIDENCE = 0.80
 HAND_TILES = 14  # a winning hand without kongs, bonus tiles aside
@@ -56,6 +56,11 @@ NEAR_ROW = 1.6
 #: flowers and seasons laid out in a row of their own this near a row of the hand (in its tile
 #: widths) are the hand's (see hand_and_strays)
 BONUS_REACH = 4.0
+#: a tile alone off the hand's rows (a row of one or two) under this share of the main row's tiles'
+#: median width and of their height is no tile of the hand: a marker of the seat winds or the
+#: dealer. (A flower laid flat nearer the camera is as wide as the row's tiles, only foreshortened;
+#: one laid beyond the row is a little smaller every way.)
+MARKER_SIZE = 0.8
 #: a box this many times as long along its row as the tiles beside it is no tile of the hand
 #: (see hand_strays_too_large)
 ODD_SIZE = 1.5
@@ -104,6 +109,9 @@ class MeldGuess:
     #: no tile was set apart as the winning tile: ``winning`` is the last concealed tile, taken
     #: for it (vision.trust asks whether another choice would score differently)
     winning_guessed: bool = False
+    #: the other plausible structures, written down (:func:`vision.structure.other_groupings`):
+    #: ``{"what": words, "hand": notation, "tiles": [positions]}``
+    structures: list[dict] = field(default_factory=list)
 
 
 def row_slant(tiles: list[TileObs]) -> float:
@@ -175,7 +183,7 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
     the tiles that would be the hand's but for a box far longer than the tiles beside it
     (:func:`_odd_sized`: a wall or a marker read as a tile), each in reading order.
 
-    The hand is the row with most tiles, any row of three or more tiles of about its size, and
+    The hand is the row with most tiles face up, any row of three or more tiles of about its size, and
     tiles of about its size lying within two tile heights of a row already kept (a bonus tile or
     the winning tile set a little off the line) — nearest rows first, and once the rows kept hold
     a whole hand (``HAND_TILES`` tiles, bonus tiles aside) no further row of three or more tiles
@@ -196,10 +204,13 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
     def size(row):
         return sorted(tiles[i].short for i in row)[len(row) // 2]
 
+    def width(row):  # along the row: a tile lying face up, foreshortened, is about as wide as one standing
+        return sorted(tiles[i].box[2] - tiles[i].box[0] for i in row)[len(row) // 2]
+
     def centre(row):
         return sum((tiles[i].box[1] + tiles[i].box[3]) / 2 for i in row) / len(row)
 
-    main = max(rows, key=len)
+    main = max(rows, key=lambda r: (sum(tiles[i].code != "back" for i in r), len(r)))  # (a wall lies face down)
     unit = size(main)
     similar = sorted((r for r in rows if 0.75 <= size(r) / unit <= 1.33), key=lambda r: abs(centre(r) - centre(main)))
     kept = [main]
@@ -218,7 +229,7 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
         if len(r) >= 3:
             take(r)
     for r in sorted(rows, key=lambda r: abs(centre(r) - centre(main))):  # a row of the hand nearer the camera
-        q = size(r) / unit
+        q = width(r) / width(main)
         face_up = sum(tiles[i].code != "back" for i in r) > len(r) / 2  # (a wall lies face down)
         if (count < HAND_TILES and len(r) >= 3 and face_up and 1 / NEAR_ROW <= q <= NEAR_ROW
                 and abs(centre(r) - centre(main)) <= 2.6 * max(unit, size(r))):
@@ -241,6 +252,12 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
                 held.add(tiles[i].code)
                 bonus.add(i)
     ours = {i for r in rows for i in r if any(r is k for k in kept) or i in bonus}
+    wide = statistics.median(tiles[i].box[2] - tiles[i].box[0] for i in main)
+    tall = statistics.median(tiles[i].box[3] - tiles[i].box[1] for i in main)
+    for r in rows:  # a tile alone off the rows, smaller every way than the hand's: a marker, not the hand's
+        if len(r) <= 2 and r is not main:
+            ours -= {i for i in r if tiles[i].box[2] - tiles[i].box[0] < MARKER_SIZE * wide
+                     and tiles[i].box[3] - tiles[i].box[1] < MARKER_SIZE * tall}
     odd = _odd_sized(tiles, rows, main) & ours
     return ([i for r in rows for i in r if i in ours and i not in odd],
             [i for r in rows for i in r if i not in ours], [i for r in rows for i in r if i in odd])
@@ -429,8 +446,14 @@ class MeldGrouper:
         notes += [f"tiles {k + 1} and {p + 1} both read {codes[k]}: a set has one; check them"
                   for k, p in twice if codes[k] == codes[p]]  # (the fix for a win may have read one again)
         groups.sort(key=lambda g: g["tiles"][0])
+        others = []
+        if hand is not None:
+            for what, gs, where in other_groupings(lay, groups, winning):
+                text = self._write(gs, codes, winning)
+                if text is not None and text != hand:
+                    others.append({"what": what, "hand": text, "tiles": sorted(where)})
         return MeldGuess(order, [[pos[i] for i in r] for r in rows_idx], groups, hand, sorted(flagged),
-                         winning, codes, notes, guessed)
+                         winning, codes, notes, guessed, others)
 
     def _other_structure(self, lay: Layout, found: Structure, codes: list[str], runs, flagged: set[int],
                          tiles: list[TileObs], order: list[int]):

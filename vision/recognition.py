@@ -48,6 +48,10 @@ class Recognition:
     tops: str | None = None
     #: no tile was set apart as the winning tile: ``winning`` is the last concealed tile, taken for it
     winning_guessed: bool = False
+    #: the other plausible structures of the hand (a set laid apart that may be concealed, a pung that
+    #: may be a kong with its fourth tile on top, ...): ``{"what": words, "hand": notation, "tiles":
+    #: [positions]}`` each; :mod:`vision.trust` asks whether any is paid differently
+    structures: list[dict] = field(default_factory=list)
     #: the seconds each stage took (vision.stages: load, find, read, lay out, group, propose), summed
     #: over the copies of the photo read. Not in the JSON.
     elapse: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
@@ -55,12 +59,14 @@ class Recognition:
     def to_json(self) -> dict:
         return {"image": {"path": self.path, "width": self.width, "height": self.height},
                 "tiles": [t.to_json() for t in self.tiles],
-                "groups": [{"tiles": g["tiles"], "melded": g["melded"], "kind": g["kind"]} for g in self.groups],
+                "groups": [{"tiles": g["tiles"], "melded": g["melded"], "kind": g["kind"],
+                            **({"evidence": g["evidence"]} if g.get("evidence") else {})} for g in self.groups],
                 "hand": self.hand,
                 "needs_confirmation": self.needs_confirmation,
                 "winning": self.winning,
                 "winning_guessed": self.winning_guessed,
                 "tops": self.tops,
+                "structures": self.structures,
                 "notes": self.notes}
 
     @classmethod
@@ -73,7 +79,7 @@ class Recognition:
         return cls(img.get("path", d.get("path")), int(img.get("width", 0)), int(img.get("height", 0)), tiles,
                    list(d.get("groups") or []), d.get("hand"), list(d.get("needs_confirmation") or []),
                    list(d.get("notes") or []), d.get("winning"), tops=d.get("tops"),
-                   winning_guessed=bool(d.get("winning_guessed")))
+                   winning_guessed=bool(d.get("winning_guessed")), structures=list(d.get("structures") or []))
 
     def layout(self) -> str:
         """The tiles as laid out, set by set, each doubtful tile marked ``?`` — what a person checks."""

@@ -472,12 +472,16 @@ class HandProposer:
         groups, notes = self._groups(tiles, grouped)
         guess = grouped.guess
         flagged, winning = list(guess.needs_confirmation), guess.winning
+        structures = [dict(s) for s in guess.structures]
         if laid.down is not None:  # grouped as its player sees the hand, listed in the photo's reading order
             order = photo_order([read.tiles[i].proposal.box for i in grouped.order], laid.wide, len(guess.order))
             tiles, groups, flagged, winning, notes = reordered(order, tiles, groups, flagged, winning, notes)
+            new = {p: k for k, p in enumerate(order)}
+            structures = [dict(s, tiles=sorted(new[p] for p in s["tiles"])) for s in structures]
         notes += self._photo_notes(found, laid, tiles)
         return ProposedHand(Recognition(path, int(full_w), int(full_h), tiles, groups, guess.hand, flagged, notes,
-                                        winning, tops=laid.tops, winning_guessed=guess.winning_guessed))
+                                        winning, tops=laid.tops, winning_guessed=guess.winning_guessed,
+                                        structures=structures))
 
     @staticmethod
     def _tiles(read: ReadTiles, laid: LaidOutTiles, grouped: GroupedHand, scale) -> list[TileRead]:
@@ -507,7 +511,8 @@ class HandProposer:
         for gi, g in enumerate(guess.groups):
             for p in g["tiles"]:
                 tiles[p].group = gi
-            groups.append({"tiles": list(g["tiles"]), "melded": bool(g["melded"]), "kind": g["kind"]})
+            groups.append({"tiles": list(g["tiles"]), "melded": bool(g["melded"]), "kind": g["kind"],
+                           **{k: g[k] for k in ("evidence", "why") if g.get(k)}})
         notes = list(guess.notes)
         # the strays in a group of their own for each reason, so that a person can put back those
         # of one (the web page's "not in the hand" buttons): away from the hand, cut off, too large, doubted

@@ -16,8 +16,10 @@ larger in the photo, need a larger gap):
 - :func:`turned_sets`: a run with a tile turned sideways holds melded sets, each with a turned
   tile; a single turned tile at the end of the concealed row, with no set of its own, is the
   winning tile laid there; a turned tile that makes no set is taken as concealed and marked.
-- :func:`placed_sets`: a run of three or four making a set, laid apart from the concealed row (in
-  another row: in front of it, behind it), is a melded set. A run in the concealed row is concealed
+- :func:`concealed_row`: the concealed tiles are the row with no turned tile whose tiles do not cut
+  into sets (the concealed part holds the pair), whichever side of it the melds lie.
+- :func:`placed_sets`: tiles laid apart from the concealed row (in another row: in front of it,
+  beyond it) that cut into legal sets are melded sets. A run in the concealed row is concealed
   unless a tile of it is turned: many players leave gaps between their own sets.
 - :func:`four_alike_apart`: four alike set apart in the concealed row are a melded kong.
 - :func:`winning_apart`: a lone tile apart — at the end of the concealed row first — is the
@@ -164,41 +166,83 @@ def runs_of(seen: list, row: list[int]) -> list[list[int]]:
     return runs
 
 
+def concealed_row(codes: list[str], seen: list, rows: list[list[int]], runs: list[list[list[int]]]) -> int:
+    """Which row holds the concealed tiles: a row with no turned tile before one with (a claimed
+    tile is turned in a melded set only); a row whose tiles do not cut, in the order they lie, into
+    sets of three or four before one whose tiles do (a hand's concealed part holds its pair, or is
+    one tile short of sets with the winning tile apart: it never cuts into sets, while melds laid
+    out side by side do); a row not made only of sets set apart before one that is; then the longest
+    run of tiles touching, the most tiles of the hand, the first."""
+    def key(r: int):
+        tiles = [p for p in rows[r] if not is_bonus(codes[p])]
+        pieces = [[p for p in run if not is_bonus(codes[p])] for run in runs[r]]
+        pieces = [x for x in pieces if x]
+        turned = any(seen[p].orientation == "sideways" for p in tiles)
+        cuts = len(tiles) >= 3 and cut_sets([codes[p] for p in tiles]) is not None
+        only_sets = len(pieces) > 1 and all(3 <= len(x) <= 4 and set_kind([codes[p] for p in x]) for x in pieces)
+        return (not turned, not cuts, not only_sets, max((len(x) for x in pieces), default=0), len(tiles), -r)
+
+    return max(range(len(rows)), key=key) if rows else 0
+
+
 def layout_of(codes: list[str], seen: list, rows: list[list[int]]) -> Layout:
-    main = max(range(len(rows)), key=lambda r: (sum(not is_bonus(codes[p]) for p in rows[r]), -r)) if rows else 0
-    return Layout(codes, seen, rows, [runs_of(seen, r) for r in rows], main)
+    runs = [runs_of(seen, r) for r in rows]
+    return Layout(codes, seen, rows, runs, concealed_row(codes, seen, rows, runs))
 
 
 # ------------------------------------------------------------------ the layout rules
 
-def stacked_kongs(lay: Layout) -> list[tuple[TileSet, int, int]]:
-    """A lone tile lying over (or just under) a run of three alike in the next row, within the
-    run's width, is the fourth tile of their kong: ``(kong, row of the three, row of the lone tile)``."""
+def stacked_kongs(lay: Layout) -> list[TileSet]:
+    """A tile lying on top of three alike is the fourth tile of their kong: one lying over (or just
+    under) a run of three alike in the next row, within the run's width, or one in the run itself
+    whose box overlaps a neighbour's by over half a tile's width and lies higher."""
     out = []
     used: set[int] = set()
-    for ri, runs in enumerate(lay.runs):
+
+    def alike(ps) -> bool:
+        return len({lay.codes[p] for p in ps}) == 1 and lay.codes[ps[0]] in INDEX
+
+    for runs in lay.runs:  # the fourth tile on top, read in the same row
         for run in runs:
-            if len(run) != 3 or len({lay.codes[p] for p in run}) != 1 or lay.codes[run[0]] not in INDEX:
+            for a, b in zip(run, run[1:]):
+                ba, bb = lay.seen[a].box, lay.seen[b].box
+                overlap = min(ba[2], bb[2]) - max(ba[0], bb[0])
+                if overlap < 0.5 * min(ba[2] - ba[0], bb[2] - bb[0]) or a in used or b in used:
+                    continue
+                top = a if lay.centre(a)[1] < lay.centre(b)[1] else b
+                k = run.index(b)
+                rest = [p for p in run if p != top]
+                for start in range(max(0, k - 3), min(k, len(rest) - 3) + 1):
+                    three = rest[start:start + 3]
+                    if len(three) == 3 and alike(three + [top]):
+                        used.update(three + [top])
+                        out.append(TileSet(sorted(three + [top]), "kong", True, ON_TOP))
+                        break
+    for ri, runs in enumerate(lay.runs):  # the fourth tile on top, read as a row of its own
+        for run in runs:
+            if len(run) != 3 or not alike(run) or used & set(run):
                 continue
             x1 = min(lay.seen[p].box[0] for p in run)
             x2 = max(lay.seen[p].box[2] for p in run)
             cy = sum(lay.centre(p)[1] for p in run) / 3
             h = max(lay.height(p) for p in run)
-            for rj, others in enumerate(lay.runs):
-                if rj == ri:
-                    continue
-                for lone in others:
-                    if len(lone) != 1 or lone[0] in used or lay.codes[lone[0]] != lay.codes[run[0]]:
-                        continue
-                    x, y = lay.centre(lone[0])
-                    if x1 <= x <= x2 and abs(y - cy) <= 1.2 * h:
-                        used.add(lone[0])
-                        out.append((TileSet(sorted(run + lone), "kong", True, ON_TOP), ri, rj))
-                        break
-                else:
-                    continue
-                break
+            lone = next((o[0] for rj, others in enumerate(lay.runs) if rj != ri for o in others
+                         if len(o) == 1 and o[0] not in used and lay.codes[o[0]] == lay.codes[run[0]]
+                         and x1 <= lay.centre(o[0])[0] <= x2 and abs(lay.centre(o[0])[1] - cy) <= 1.2 * h), None)
+            if lone is not None:
+                used.update(run + [lone])
+                out.append(TileSet(sorted(run + [lone]), "kong", True, ON_TOP))
     return out
+
+
+def raised_middle(lay: Layout, s: TileSet) -> bool:
+    """Whether a pung's middle tile lies higher than both its neighbours by a quarter of a tile's
+    height or more: the fourth tile of a kong laid on top of it, read as one tile with it."""
+    if s.kind != "pung" or len(s.tiles) != 3:
+        return False
+    a, m, b = sorted(s.tiles, key=lambda p: lay.centre(p)[0])
+    top = lambda p: lay.seen[p].box[1]  # noqa: E731
+    return min(top(a), top(b)) - top(m) >= 0.25 * max(lay.height(a), lay.height(b))
 
 
 def face_down_kongs(lay: Layout, run: list[int]) -> tuple[list[TileSet], list[list[int]]]:
@@ -211,7 +255,8 @@ def face_down_kongs(lay: Layout, run: list[int]) -> tuple[list[TileSet], list[li
         window = run[k:k + 4]
         faces = {lay.codes[p] for p in window if lay.codes[p] != BACK}
         backs = sum(lay.codes[p] == BACK for p in window)
-        if len(window) == 4 and backs >= 1 and len(faces) <= 1 and (not faces or faces <= set(INDEX)):
+        wall = backs == 4 and len(run) > 4  # face down, five or more in a row: a wall, no kong
+        if len(window) == 4 and backs >= 1 and len(faces) <= 1 and (not faces or faces <= set(INDEX)) and not wall:
             code = next(iter(faces)) if faces else BACK
             kongs.append(TileSet(window, "concealed_kong", False, FACE_DOWN, code=code))
             if piece:
@@ -243,7 +288,7 @@ def turned_sets(lay: Layout, run: list[int], end_of_concealed_row: bool) -> tupl
         if all(any(lay.turned(p) for p in part) for part in parts):
             return [TileSet(part, set_kind([lay.codes[p] for p in part]), True, TURNED) for part in parts], [], None
     if end_of_concealed_row and len(turned) == 1 and turned[0] == run[-1] and len(run) > 4:
-        return [], run[:-1], run[-1]
+        return [], run[:-1], run[-1]  # the winning tile turned at the end of the concealed tiles
     sets: list[TileSet] = []
     taken: set[int] = set()
     for t in turned:
@@ -265,13 +310,21 @@ def turned_sets(lay: Layout, run: list[int], end_of_concealed_row: bool) -> tupl
     return sets, [p for p in run if p not in taken], None
 
 
-def placed_sets(lay: Layout, run: list[int], row: int) -> TileSet | None:
-    """A run of three or four making a legal set, laid apart from the concealed row (in a row of
-    its own: in front of the row, behind it, or a second row), is a melded set."""
-    if row == lay.main or not 3 <= len(run) <= 4:
-        return None
-    kind = set_kind([lay.codes[p] for p in run])
-    return TileSet(run, kind, True, APART) if kind else None
+def placed_sets(lay: Layout, run: list[int], row: int) -> list[TileSet]:
+    """Tiles laid apart from the concealed row (in a row of their own: in front of it, beyond it, a
+    second row) that cut, in the order they lie, into legal sets of three or four are melded sets:
+    one set alone, or several laid side by side."""
+    if row == lay.main or len(run) < 3:
+        return []
+    cuts = cut_sets([lay.codes[p] for p in run])
+    if cuts is None:
+        return []
+    out, k = [], 0
+    for size in cuts:
+        part = run[k:k + size]
+        out.append(TileSet(part, set_kind([lay.codes[p] for p in part]), True, APART))
+        k += size
+    return out
 
 
 def four_alike_apart(lay: Layout, run: list[int], alone: bool) -> TileSet | None:
@@ -303,8 +356,8 @@ def read_structure(lay: Layout) -> Structure:
     winning = None
     lone: list[tuple[int, int, bool]] = []
     stacked = stacked_kongs(lay)
-    in_stack = {p for s, _, _ in stacked for p in s.tiles}
-    sets += [s for s, _, _ in stacked]
+    in_stack = {p for s in stacked for p in s.tiles}
+    sets += stacked
     tile_runs = sum(1 for runs in lay.runs for run in runs if any(not is_bonus(lay.codes[p]) for p in run))
     for ri, runs in enumerate(lay.runs):
         for ki, whole in enumerate(runs):
@@ -326,7 +379,7 @@ def read_structure(lay: Layout) -> Structure:
                         lone.append((piece[0], ri, True))  # a single tile turned at the row's end
                         concealed += piece
                         continue
-                    found, rest, won = turned_sets(lay, piece, ri == lay.main and last)
+                    found, rest, won = turned_sets(lay, piece, ri == lay.main and winning is None)
                     sets += found
                     concealed += rest
                     if won is not None:
@@ -338,9 +391,10 @@ def read_structure(lay: Layout) -> Structure:
                         notes.append("a tile turned sideways that makes no set with the tiles beside it is "
                                      "taken as a concealed tile: check it")
                     continue
-                placed = placed_sets(lay, piece, ri) or four_alike_apart(lay, piece, len(pieces) == 1 and len(runs) > 1)
-                if placed is not None:
-                    sets.append(placed)
+                placed = placed_sets(lay, piece, ri)
+                kong = four_alike_apart(lay, piece, len(pieces) == 1 and len(runs) > 1)
+                if placed or kong:
+                    sets += placed or [kong]
                     continue
                 if len(piece) == 1 and tile_runs > 1 and len(pieces) == 1:
                     lone.append((piece[0], ri, last))
@@ -386,4 +440,52 @@ def alternatives(lay: Layout, st: Structure) -> list[tuple[str, Structure]]:
                     if rest:
                         sets.append(TileSet(rest, "concealed", False, IN_ROW))
                     out.append((f"the {kind} set apart in the row taken as melded", replace(st, sets=sets)))
+    return out
+
+
+def other_groupings(lay: Layout, groups: list[dict], winning: int | None) -> list[tuple[str, list[dict], list[int]]]:
+    """The plausible other groupings of a hand grouped as ``groups`` (dicts: ``tiles``, ``kind``,
+    ``melded``, ``evidence``), for :mod:`vision.trust` to weigh: ``(what, groups, tiles)``.
+
+    - a set melded only because it lies apart from the concealed row: concealed tiles laid apart;
+    - a run of three or four making a set, set apart in the concealed row (not the winning tile):
+      a melded set whose claimed tile was not turned;
+    - a pung whose middle tile lies higher than its neighbours (:func:`raised_middle`): a kong with
+      its fourth tile laid on top, hidden in one box with it;
+    - a kong of four alike shown face up: a pung and a tile of the concealed part beside it.
+    """
+    out = []
+    codes = lay.codes
+    concealed = next((g for g in groups if g["kind"] == "concealed"), None)
+    hidden = list(concealed["tiles"]) if concealed else []
+
+    def with_concealed(rest: list[dict], tiles: list[int]) -> list[dict]:
+        return rest + ([{"tiles": sorted(tiles), "melded": False, "kind": "concealed"}] if tiles else [])
+
+    for g in groups:
+        others = [x for x in groups if x is not g and x is not concealed]
+        ev = g.get("evidence")
+        if g["melded"] and ev in (APART, FOUR_APART):
+            out.append((f"the {g['kind']} laid apart may be concealed tiles",
+                        with_concealed(others, hidden + g["tiles"]), list(g["tiles"])))
+        if g["kind"] == "pung" and raised_middle(lay, TileSet(g["tiles"], "pung")):
+            kong = dict(g, kind="kong", tiles=g["tiles"] + [g["tiles"][1]], evidence=ON_TOP)
+            out.append((f"the {codes[g['tiles'][0]]} pung may be a kong with its fourth tile on top",
+                        with_concealed(others + [kong], hidden), list(g["tiles"])))
+        if g["kind"] == "kong" and g["melded"] and ev in (FOUR_APART, ON_TOP):
+            pung = dict(g, kind="pung", tiles=g["tiles"][:3])
+            out.append((f"the {codes[g['tiles'][0]]} kong may be a pung and a concealed tile",
+                        with_concealed(others + [pung], hidden + g["tiles"][3:]), list(g["tiles"])))
+    if concealed is not None and lay.rows:
+        runs = lay.runs[lay.main]
+        for run in runs:
+            part = [p for p in run if p in hidden]
+            if len(runs) < 2 or len(part) != len(run) or not 3 <= len(run) <= 4 or winning in part:
+                continue
+            kind = set_kind([codes[p] for p in part])
+            if kind:
+                rest = [x for x in groups if x is not concealed]
+                meld = {"tiles": part, "melded": True, "kind": kind, "evidence": APART}
+                out.append((f"the {kind} set apart in the row may be melded",
+                            with_concealed(rest + [meld], [p for p in hidden if p not in part]), part))
     return out

@@ -8,7 +8,10 @@ ones. The reading is trusted only when no *plausible* other reading would be pai
   a tile read at 0.53 with an alternative at 0.31 counts, one read at 0.97 with 0.02 does not);
   two tiles may both be misread where the product of their ratios is at least ``PLAUSIBLE``.
   Where the winning tile was not set apart from the hand, every concealed tile may be the winning
-  tile.
+  tile. The hand's other plausible structures (``Recognition.structures``, from
+  :func:`vision.structure.other_groupings`: a set laid apart that may be concealed tiles, a set
+  apart in the concealed row that may be melded with its claimed tile not turned, a pung that may
+  be a kong with its fourth tile on top, a kong that may be a pung and a tile) are weighed too.
 - **Only complete hands count.** A photo is taken of a hand declared a win, so a reading that
   makes no complete hand (four sets and a pair, seven pairs, thirteen orphans) is no contender,
   and neither is one with a flower or season twice (a set has one of each).
@@ -63,7 +66,7 @@ class Doubt:
     ``code``/``other``: the code read and the other reading; ``ratio``: how many times as likely
     the other reading is; ``scores``: the proposal's and the other reading's score in words."""
 
-    kind: str  # "tile", "tiles", "winning", "toss-up", "hand"
+    kind: str  # "tile", "tiles", "winning", "structure", "toss-up", "hand"
     message: str
     tile: int | None = None
     code: str | None = None
@@ -160,6 +163,7 @@ def check(rec, rules="hk-old-style", plausible: float = PLAUSIBLE, toss_up: floa
         return refused
     weighing = _Weighing(rec, codes, base, rules, options)
     weighing.winning_tiles()
+    weighing.structures()
     weighing.bonus_apart(stray)
     for change, ratio in _changes(rec, codes, hand_pos, plausible):
         weighing.change(change, ratio, toss_up, hand_pos)
@@ -248,6 +252,24 @@ class _Weighing:
                                      f"{_words(base)}; with {said}: {_words(r)}", ws[0], codes[rec.winning],
                                      codes[ws[0]], None, (_words(base), _words(r)),
                                      _hand_text(rec.groups, codes, ws[0]), ws))
+
+    def structures(self) -> None:
+        """The other plausible structures of the hand (``rec.structures``: a set laid apart that may
+        be concealed tiles, a set apart in the row that may be melded, a pung that may be a kong):
+        a doubt for each one that makes a complete hand paid differently, naming the set to check
+        and both scores."""
+        base = self.base
+        for other in getattr(self.rec, "structures", None) or []:
+            r = _score(other.get("hand"), self.rules, self.options)
+            if not _complete(r):
+                continue
+            self.readings += 1
+            if _key(r) == self.base_key:
+                continue
+            tiles = list(other.get("tiles") or [])
+            self.doubts.append(Doubt("structure", f"{other['what']}: as read {_words(base)}; if so {_words(r)}",
+                                     tiles[0] if tiles else None, None, None, None, (_words(base), _words(r)),
+                                     other.get("hand"), tiles))
 
     def bonus_apart(self, stray: set[int]) -> None:
         """Flowers and seasons among the tiles set apart from the hand (a player lays them out
