@@ -191,11 +191,11 @@ def test_guessing_from_many_addresses_is_slow_and_never_locks_the_table_out(capl
     assert judged <= 20 * 10  # a few a minute (a 6-digit PIN would take weeks), where before 6,000
 
 
-def test_an_ipv6_block_and_loopback_count_as_one_address():
+def test_an_ipv6_block_counts_as_one_address():
     from mjcam.web.guard import address_key
 
     assert address_key("2001:db8:1:2::5") == address_key("2001:db8:1:2:ffff::1") != address_key("2001:db8:1:3::5")
-    assert address_key("127.0.0.1") == address_key("127.3.4.5") == address_key("::1") == "loopback"
+    assert address_key("127.0.0.1") != address_key("127.3.4.5") and address_key("::1") == "::1"
     assert address_key("::ffff:192.168.1.9") == "192.168.1.9" and address_key("testclient") == "testclient"
     t = PinThrottle(PIN, report_every=None)
     for n in range(10):

@@ -358,18 +358,15 @@ SESSION_COOKIE = "mjcam_session"
 
 
 def address_key(client: str) -> str:
-    """The block of addresses one device or one person controls, as the throttle counts them: an
-    IPv4 address; an IPv6 address by its /64 (the block a network hands each machine); every
-    loopback address as one (127.0.0.0/8 and ::1 are all this computer)."""
+    """The block of addresses one device controls, as the throttle counts them: an IPv4 address;
+    an IPv6 address by its /64 (the block a network hands each machine, which it may use all of)."""
     try:
         ip = ipaddress.ip_address(client.split("%")[0])
     except ValueError:
         return client[:64]
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    if ip.is_loopback:
-        return "loopback"
-    if isinstance(ip, ipaddress.IPv6Address):
+    if isinstance(ip, ipaddress.IPv6Address) and not ip.is_loopback:
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)
 
