@@ -263,6 +263,28 @@ def test_reads_need_the_pin_in_the_mode_that_asks_it(tmp_path):
     assert not create_app(db, read_pin=True).state.table.read_pin  # no PIN, nothing to ask
 
 
+def test_serve_says_who_can_read_and_asks_the_pin_for_reading_when_told(tmp_path):
+    from mjcam.web.banner import banner
+
+    lan = banner("192.168.1.20", 8000, "123456", "g.sqlite", qr=False)
+    assert any("anyone on the network can read" in x and "--read-pin" in x for x in lan)
+    closed = banner("192.168.1.20", 8000, "123456", "g.sqlite", qr=False, read_pin=True)
+    assert not any("anyone" in x for x in closed) and any("before reading or changing" in x for x in closed)
+    port = free_port()
+    proc = serve(str(tmp_path / "s.sqlite"), port, "--read-pin")  # on this computer alone: a PIN made up
+    base = f"http://127.0.0.1:{port}"
+    try:
+        assert httpx.get(base + "/api/meta").json()["pin_for_reading"] is True
+        r = httpx.get(base + "/api/games")
+        assert r.status_code == 401 and "PIN" in r.json()["error"]
+        assert httpx.get(base + "/").status_code == 200
+    finally:
+        proc.kill()
+        _, err = proc.communicate()
+    pin = next(x for x in err.decode().splitlines() if x.startswith("mjcam: game PIN"))
+    assert "before reading or changing" in pin and any(ch.isdigit() for ch in pin)
+
+
 def test_no_endpoint_tells_a_right_pin_from_a_wrong_one(pin_app):
     gid = _client(pin_app, pin=PIN).post("/api/games", json={"players": PLAYERS}).json()["id"]
     right = _client(pin_app, client=("10.0.0.1", 1), pin=PIN)
