@@ -382,11 +382,12 @@ class PinThrottle:
       wrong PIN closes the door to unknown devices for a wait that doubles each time (1 s, 2 s, ...
       at most ``backoff_max`` s) and ends once a minute passes with no more than ``global_free``;
     - a device that gives the right PIN is handed a session (a cookie, see :data:`SESSION_COOKIE`)
-      and its address is remembered for ``remember`` seconds: with the session it is let in at once
+      and its address is remembered for ``remember`` seconds. With the session it is let in at once
       (its PIN, if it sends one, judged without counting; a request with the session alone, as a
-      picture or a download makes, needs no PIN),
-      and from that address its PIN is judged without waiting for the door, whatever guessing goes
-      on elsewhere. A new device waits at most ``backoff_max`` seconds for each try.
+      picture or a download makes, needs no PIN); from that address its PIN is judged without
+      waiting for the door, whatever guessing goes on elsewhere. A device new to the game is told
+      to wait at most ``backoff_max`` seconds for its next try (while guessing goes on, a guess
+      sent at the same moment may take that turn).
 
     Wrong PINs are logged as one line a quiet spell starts with and then a summary each
     ``report_every`` seconds, never a line per guess."""
