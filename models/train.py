@@ -59,16 +59,18 @@ class Views(Dataset):
     """Augmented views (turned, sideways, slanted, relit, colour cast, blurred, JPEG, occluded;
     never mirrored) of a crop set at ``size`` pixels, new each epoch."""
 
-    def __init__(self, crops: CropSet, size: int, seed: int = 0, occlude: float = 0.15, cast: float = 0.2):
+    def __init__(self, crops: CropSet, size: int, seed: int = 0, occlude: float = 0.15, cast: float = 0.2,
+                 foreshorten: float = 0.0, tops: float = 0.0):
         self.crops, self.size, self.seed, self.epoch = crops, size, seed, 0
-        self.occlude, self.cast = occlude, cast
+        self.occlude, self.cast, self.foreshorten, self.tops = occlude, cast, foreshorten, tops
 
     def __len__(self) -> int:
         return len(self.crops)
 
     def __getitem__(self, key):
         rng, i = view_rng(self.seed, self.epoch, key)
-        x = view(self.crops.images[i], self.crops.sizes[i], rng, out=self.size, cast=self.cast)
+        x = view(self.crops.images[i], self.crops.sizes[i], rng, out=self.size, cast=self.cast,
+                 foreshorten=self.foreshorten, tops=self.tops)
         if rng.random() < self.occlude:
             x = occluded(x, rng)
         return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), int(self.crops.labels[i])
@@ -237,6 +239,12 @@ def main(argv=None) -> None:
                     help="rethink-bonus's flowers and seasons, labelled round part of the tile: whole — each grown "
                          "to the whole tile's box as the shipped detector draws it, as the classifier is handed tiles "
                          "when it reads a photo (default); as-labelled — the labelled part")
+    ap.add_argument("--foreshorten", type=float, default=0.0, metavar="P",
+                    help="a share P of the views photographed from a seat above the table: squashed down the photo "
+                         "by 0.45-0.85, as a face lying up is seen from 27-58 degrees up (default 0: none)")
+    ap.add_argument("--tops", type=float, default=0.0, metavar="P",
+                    help="a share P of the views of a standing tile seen from above, its top showing beyond one end "
+                         "of its face, the box round both (default 0: none)")
     ap.add_argument("--eight-bit", action="store_true",
                     help="teach the network for 8 bits: its batch norms folded, it trains seeing its weights and "
                          "inputs rounded as an 8-bit copy rounds them (first and last layers aside); then make the copy "
@@ -245,6 +253,9 @@ def main(argv=None) -> None:
     for flag, n in (("--glyphs", a.glyphs), ("--brushed", a.brushed)):
         if n < 0:
             ap.error(f"{flag} must be 0 or more")
+    for flag, p in (("--foreshorten", a.foreshorten), ("--tops", a.tops)):
+        if not 0 <= p <= 1:
+            ap.error(f"{flag} is a share of the views, 0 to 1")
     if a.init and a.init.endswith(".onnx"):
         wrong = exported_mismatch(a.init, a.backbone, a.size)
         if wrong:
@@ -259,7 +270,7 @@ def main(argv=None) -> None:
                            a.brushed)
     xs, ys = tuning_inputs(splits, a.size, mirrored, a.work if whole else None)
     print(f"{len(crops)} training crops, {len(ys)} tuning tiles", flush=True)
-    ds = Views(crops, a.size, a.seed)
+    ds = Views(crops, a.size, a.seed, foreshorten=a.foreshorten, tops=a.tops)
     sampler = WeightedRandomSampler(balanced_weights(crops.labels, a.bonus_weight), a.per_epoch, replacement=True,
                                     generator=torch.Generator().manual_seed(a.seed))
     loader = DataLoader(ds, batch_size=a.batch, sampler=Numbered(sampler), drop_last=True)
@@ -285,12 +296,14 @@ def main(argv=None) -> None:
            "seed": a.seed, "photos": a.photos, "init": a.init, "bonus_weight": a.bonus_weight,
            "part_labels": a.part_labels, **({"glyphs": a.glyphs} if a.glyphs else {}),
            **({"brushed": a.brushed} if a.brushed else {}), **({"eight_bit": True} if a.eight_bit else {}),
+           **({"foreshorten": a.foreshorten} if a.foreshorten else {}), **({"tops": a.tops} if a.tops else {}),
            # (named only when not the default, so that a run of the default resumes as before)
            **({"synthetic": a.synthetic} if a.synthetic != SYNTHETIC_VIEWS else {})}
     name = f"{a.backbone}-{a.size}-{a.seed}-{a.epochs}x{a.per_epoch}" + ("-init" if a.init else "") + \
         (f"-bonus{a.bonus_weight:g}" if a.bonus_weight != 1 else "") + ("-whole" if whole else "") + \
         (f"-glyphs{a.glyphs}" if a.glyphs else "") + (f"-brushed{a.brushed}" if a.brushed else "") + \
-        ("-8bit" if a.eight_bit else "")
+        ("-8bit" if a.eight_bit else "") + (f"-fs{a.foreshorten:g}" if a.foreshorten else "") + \
+        (f"-tops{a.tops:g}" if a.tops else "")
     ckpt = os.path.join(a.work, name + ".pt")
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys))
     model.eval()

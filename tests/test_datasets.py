@@ -613,3 +613,48 @@ def test_part_labels_of_a_photo_grow_to_the_tiles_the_detector_draws_once(tmp_pa
 
     monkeypatch.setattr("mjcam.vision.locate.LearnedProposer", no_detector)
     assert [b.box for b in whole_tiled([rec], work)[0].boxes] == [b.box for b in out.boxes]
+
+
+def _blob(x: np.ndarray) -> tuple[int, int]:
+    """Height and width of the bright face in a view (grey letterbox and dark cloth apart)."""
+    ys, xs = np.nonzero(x.min(axis=2) > 200)
+    return int(ys.max() - ys.min() + 1), int(xs.max() - xs.min() + 1)
+
+
+def test_foreshortened_views_squash_the_face_down_the_photo_and_are_off_unless_asked(monkeypatch):
+    """``--foreshorten`` views: a tile seen from a seat above the table, its face squashed to 0.45–0.85
+    of its height (read turned where that leaves it wider than tall); off, the views as before."""
+    import datasets.augment as aug
+
+    ctx = np.full((144, 144, 3), 60, np.uint8)
+    ctx[42:102, 54:90] = 235  # a face 36 wide, 60 tall, in a box of 54 by 90 (clear of the crop's edges)
+    assert np.array_equal(aug.view(ctx, (54, 90), np.random.default_rng(4)),
+                          aug.view(ctx, (54, 90), np.random.default_rng(4), foreshorten=0.0, tops=0.0))
+    monkeypatch.setattr(aug, "_rotation", lambda rng: 0.0)
+    monkeypatch.setattr(aug, "photometric", lambda x, rng: x)
+    for seed in range(20):
+        h, w = _blob(aug.view(ctx, (54, 90), np.random.default_rng(seed), out=128))
+        assert abs(h / w - 60 / 36) < 0.1  # as photographed from straight above
+        h, w = _blob(aug.view(ctx, (54, 90), np.random.default_rng(seed), out=128, foreshorten=1.0))
+        assert 0.95 < max(h, w) / min(h, w) < 1.45  # 36 by 27-51: squashed, turned where wider than tall
+    assert all(0.45 <= aug.foreshortening(np.random.default_rng(s)) <= 0.85 for s in range(50))
+
+
+def test_tops_of_standing_tiles_are_painted_beyond_one_end_of_the_face_inside_the_grown_box():
+    from datasets.augment import with_top
+
+    ctx = np.full((144, 144, 3), 60, np.uint8)
+    ctx[27:117, 45:99] = 235
+    ends = set()
+    for seed in range(30):
+        out, (bw, bh), (ox, oy) = with_top(ctx, (54, 90), np.random.default_rng(seed))
+        changed = np.nonzero((out != ctx).any(axis=2))
+        assert bw == 54 and 90 + 9 <= bh <= 90 + 27 and ox == 0 and abs(oy) == (bh - 90) / 2
+        y1, y2 = 72 + oy - bh / 2, 72 + oy + bh / 2  # the grown box
+        assert changed[0].min() >= y1 - 0.5 and changed[0].max() <= y2 + 0.5
+        assert changed[1].min() >= 45 and changed[1].max() < 99
+        assert not (27 <= changed[0]).all() or not (changed[0] < 117).all()  # beyond the face, not on it
+        ends.add(np.sign(oy))
+    assert ends == {-1.0, 1.0}
+    sideways, (bw, bh), (ox, oy) = with_top(ctx.transpose(1, 0, 2).copy(), (90, 54), np.random.default_rng(1))
+    assert bh == 54 and bw > 90 and oy == 0 and abs(ox) == (bw - 90) / 2
