@@ -360,6 +360,13 @@ def read_structure(lay: Layout) -> Structure:
     sets += stacked
     tile_runs = sum(1 for runs in lay.runs for run in runs if any(not is_bonus(lay.codes[p]) for p in run))
     for ri, runs in enumerate(lay.runs):
+        row = [p for p in lay.rows[ri] if not is_bonus(lay.codes[p]) and p not in in_stack]
+        if len(runs) > 1 and not any(lay.turned(p) or lay.codes[p] == BACK for p in row):
+            whole = placed_sets(lay, row, ri)  # a row of melds whose gaps do not fall between its sets
+            if whole:
+                sets += whole
+                bonus += [p for p in lay.rows[ri] if is_bonus(lay.codes[p])]
+                continue
         for ki, whole in enumerate(runs):
             bonus += [p for p in whole if is_bonus(lay.codes[p])]
             run = [p for p in whole if not is_bonus(lay.codes[p]) and p not in in_stack]
