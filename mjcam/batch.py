@@ -647,6 +647,60 @@ def _differs(record: dict, plan: Plan) -> bool:
     return plan.given is not None and Situation.from_json(record.get("given")) != plan.given
 
 
+def _count(summary: Summary, record: dict) -> None:
+    """A photo read and recorded, counted in the ``summary``."""
+    summary.read += record["status"] != "error"
+    summary.failed += record["status"] == "error"
+    summary.scored += record["status"] == "scored"
+    summary.auto += record["status"] == "scored" and not record.get("needs_person")
+    summary.needs_person += bool(record.get("needs_person")) and record["status"] != "error"
+    summary.confirmed += bool(record.get("confirmed"))
+
+
+def _jobs(photos: list[str], paths: list[str], planned: dict, records: list[dict], output, options: Options,
+          summary: Summary) -> list[tuple]:
+    """The photos to read, ``(path, hash, plan)`` each. Those never to be opened, those recorded
+    already (scored again from their record where their row now says otherwise) and second copies
+    of a photo are recorded here and counted in ``summary``."""
+    done = {r.get("hash") for r in records if r.get("hash")}
+    # a file that could not be read has no hash: it is known by its path, and recorded once
+    unread = {r["path"] for r in records if not r.get("hash") and r["status"] == "error"}
+    latest = {r["path"]: r for r in current(records)}
+    jobs, first = [], {}
+    for p in photos:
+        refused = refusal(p, paths)
+        if refused is not None:  # never opened; recorded once, as a file that cannot be read
+            if p in unread:
+                summary.skipped += 1
+            else:
+                output.write(refused)
+                summary.failed += 1
+            continue
+        digest = content_hash(p)
+        plan = planned.get(p)
+        if (digest and digest in done) or (digest is None and p in unread):
+            was = latest.get(p)
+            if plan is not None and was is not None and was.get("hash") == digest and _differs(was, plan):
+                if was.get("confirmed") and plan.hand is None:  # a new situation keeps the person's hand
+                    plan = Plan(plan.flags, plan.given, was.get("hand") or "")
+                record = rescore(was, options, plan)
+                output.write(record)
+                summary.rescored += 1
+                summary.confirmed += bool(record.get("confirmed"))
+            else:
+                summary.skipped += 1
+            continue
+        if digest and digest in first:
+            output.write({"path": p, "hash": digest, "status": "duplicate", "duplicate_of": first[digest],
+                          "needs_person": False})
+            summary.duplicates += 1
+            continue
+        if digest:
+            first[digest] = p
+        jobs.append((p, digest, plan))
+    return jobs
+
+
 def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: str | None = None,
         progress=None, situations=None, corrections=None, players: tuple[str, ...] = ()) -> Summary:
     """Read and score the photos at ``paths`` into the output ``out``: each photo under its row
@@ -667,52 +721,12 @@ def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: st
         if other:  # skipping them would leave a file scored under two sets of rules
             raise BatchError(f"{out} holds {len(other)} record(s) made with other options ({_differences(other[0], mine)}): "
                              "give another --out, or the options those were made with")
-        done = {r.get("hash") for r in records if r.get("hash")}
-        # a file that could not be read has no hash: it is known by its path, and recorded once
-        unread = {r["path"] for r in records if not r.get("hash") and r["status"] == "error"}
-        latest = {r["path"]: r for r in current(records)}
         summary = Summary(found=len(photos), unused=unused)
-        jobs, first = [], {}
-        for p in photos:
-            refused = refusal(p, paths)
-            if refused is not None:  # never opened; recorded once, as a file that cannot be read
-                if p in unread:
-                    summary.skipped += 1
-                else:
-                    output.write(refused)
-                    summary.failed += 1
-                continue
-            digest = content_hash(p)
-            plan = planned.get(p)
-            if (digest and digest in done) or (digest is None and p in unread):
-                was = latest.get(p)
-                if plan is not None and was is not None and was.get("hash") == digest and _differs(was, plan):
-                    if was.get("confirmed") and plan.hand is None:  # a new situation keeps the person's hand
-                        plan = Plan(plan.flags, plan.given, was.get("hand") or "")
-                    record = rescore(was, options, plan)
-                    output.write(record)
-                    summary.rescored += 1
-                    summary.confirmed += bool(record.get("confirmed"))
-                else:
-                    summary.skipped += 1
-                continue
-            if digest and digest in first:
-                output.write({"path": p, "hash": digest, "status": "duplicate", "duplicate_of": first[digest],
-                              "needs_person": False})
-                summary.duplicates += 1
-                continue
-            if digest:
-                first[digest] = p
-            jobs.append((p, digest, plan))
+        jobs = _jobs(photos, paths, planned, records, output, options, summary)
         bar = progress if progress is not None else Progress(len(jobs))
         for record in _results(jobs, options, workers, dask):
             output.write(record)
-            summary.read += record["status"] != "error"
-            summary.failed += record["status"] == "error"
-            summary.scored += record["status"] == "scored"
-            summary.auto += record["status"] == "scored" and not record.get("needs_person")
-            summary.needs_person += bool(record.get("needs_person")) and record["status"] != "error"
-            summary.confirmed += bool(record.get("confirmed"))
+            _count(summary, record)
             bar.step(record)
     finally:
         output.close()
