@@ -1,13 +1,15 @@
 """How often a photographed hand is scored without a person, and how often such a hand is wrong.
 
     python -m benchmarks.autoscore_eval [--data ../shared/data] [--photos valid|held-out] [--sweep]
-        [--rules ID] [--seat SEAT] [--write-expected FILE.csv]
+        [--rules ID] [--seat SEAT] [--temperature T] [--write-expected FILE.csv]
 
 Photos: the HK photos of the Roboflow *valid* split (as ``recognize_eval.py`` reads them, with the
 labels found wrong by eye mended), or the training photos held out of every model's training
 (``--photos held-out``: where the thresholds are chosen). Each photo is read by the shipped
 recogniser and judged by :func:`mjcam.vision.trust.check` under the rules and situation given
-(default: hk-old-style, self-drawn, seat East, as ``mjcam batch`` scores).
+(default: hk-old-style, self-drawn, seat East, as ``mjcam batch`` scores). ``--temperature``: the
+classifier's figures tempered by another temperature than the shipped one (1: as the classifier
+gives them), to judge a calibration against another.
 
 Printed:
 
@@ -164,12 +166,21 @@ def main(argv=None) -> None:
     ap.add_argument("--sweep", action="store_true", help="also print the figures for other thresholds")
     ap.add_argument("--write-expected", metavar="FILE.csv", help="write each photo's labelled hand (photo,hand)")
     ap.add_argument("--list", action="store_true", help="list the photos auto-scored wrong")
+    ap.add_argument("--temperature", type=float, help="the classifier's temperature (default: the shipped one)")
     args = ap.parse_args(argv)
+    if args.temperature is not None and not args.temperature > 0:
+        ap.error(f"--temperature must be above 0, not {args.temperature:g}")
 
     labels = photos(args.data, args.photos)
     if args.limit:
         labels = labels[:args.limit]
-    rec = default_recognizer()
+    if args.temperature is None:
+        rec = default_recognizer()
+    else:
+        from mjcam.vision.classify import TileClassifier
+        from mjcam.vision.pipeline import Recognizer
+
+        rec = Recognizer(classifier=TileClassifier(temperature=args.temperature))
     t0 = time.perf_counter()
     cases = []
     for label in labels:
@@ -178,7 +189,8 @@ def main(argv=None) -> None:
     dt = time.perf_counter() - t0
     options = {"seat": args.seat}
     what = {"valid": "HK photos of the valid split", "held-out": "held-out training photos"}[args.photos]
-    print(f"{len(cases)} {what}, read in {dt:.0f} s; scored under {args.rules}, self-drawn, seat {args.seat}")
+    print(f"{len(cases)} {what}, read in {dt:.0f} s; scored under {args.rules}, self-drawn, seat {args.seat}; "
+          f"classifier temperature {rec.classifier.temperature:g}")
     print(f"thresholds: an alternative {trust.PLAUSIBLE:g} times as likely as the code read is plausible; "
           f"{trust.TOSS_UP:g} times, a toss-up")
     m = judge(cases, args.rules, options, trust.PLAUSIBLE, trust.TOSS_UP)

@@ -780,7 +780,7 @@ def write_review(out: str, review: str) -> int:
         why = list(r.get("check") or []) if r["status"] == "scored" else []
         why = why or [f"check {d}" for d in rec.doubts()]
         if r["status"] == "no-hand":
-            why.append("no complete hand could be written")
+            why.append("the tiles read make no complete hand")
         elif r["status"] == "not-a-win" and r.get("error"):  # the hand read cannot be scored as it stands
             why.append(f"the proposed hand cannot be scored: {r['error'].get('message', '')}")
         elif r["status"] == "not-a-win":

@@ -198,7 +198,7 @@ def cmd_waits(a: argparse.Namespace) -> int:
     if not found:
         print(f"{format_hand(hand)}: not waiting, no tile completes this hand")
         return 1
-    print(f"{format_hand(hand)} waits on {len(found)} tile(s) under {a.rules}:")
+    print(f"{format_hand(hand)} waits on {len(found)} tile{'' if len(found) == 1 else 's'} under {a.rules}:")
     print(f"{'tile':<6}{'on ' + found[0].discarder + ' discard':>22}{'self-drawn':>24}")
 
     def cell(r: ScoreResult) -> str:
@@ -323,7 +323,7 @@ def _annotate_path(out: str | None, photo: str, many: bool) -> str | None:
 def _describe(rec, out, doubts: bool = True) -> None:
     print(f"{rec.path}: {len(rec.tiles)} tiles  ({rec.width}x{rec.height})", file=out)
     print(f"  as laid out:   {rec.layout() or '-'}", file=out)
-    print(f"  proposed hand: {rec.hand or '(none: no complete hand could be written)'}", file=out)
+    print(f"  proposed hand: {rec.hand or '(none: the tiles read make no complete hand)'}", file=out)
     for d in rec.doubts() if doubts else ():
         print(f"  check {d}", file=out)
     for n in rec.notes:

@@ -123,7 +123,7 @@ def _why(r: dict) -> str:
     if r["status"] == "error":
         return "could not be read: " + (r.get("error") or {}).get("message", "")
     if r["status"] == "no-hand":
-        return "no complete hand could be written"
+        return "the tiles read make no complete hand"
     if r["status"] == "not-a-win":
         return "the hand read is not a legal win"
     return "; ".join(r.get("check") or []) or "a person should check the tiles"

@@ -542,7 +542,7 @@ def test_a_winning_reading_nearly_as_likely_as_the_one_chosen_flags_its_tiles_to
     assert g.codes[2] == "3m" and g.codes[0] == "1m" and g.needs_confirmation == [0, 2]
     assert "tile 3 read as 3m (not 4m) to make a winning hand" in g.notes
     assert "another winning reading is nearly as likely: tile 1 as 3m (not 1m); the tiles of both are " \
-           "flagged, check them" in g.notes
+           "marked ?: check them" in g.notes
 
 
 def test_the_search_for_a_winning_reading_is_bounded(monkeypatch):
@@ -583,9 +583,9 @@ def test_tiles_set_apart_are_listed_with_the_strays_and_leave_the_hand_as_it_is(
     groups, notes = HandProposer._groups(listed, grouped)
     strays = {g["why"]: [listed[p].code for p in g["tiles"]] for g in groups if g["kind"] == "stray"}
     assert strays == {"away": ["back"] * 4, "cut off": ["Wd"], "doubted": ["N"]}
-    assert "4 tile(s) away from the hand (behind it, or a wall) are left out of it" in notes
-    assert "1 tile(s) cut off by the edge of the photo are left out of the hand" in notes
-    assert any(n.startswith("1 tile(s) that neither the detector nor the reader is sure of") for n in notes)
+    assert "4 tiles away from the hand (behind it, or in a wall) are left out of it" in notes
+    assert "1 tile cut off by the edge of the photo is left out of the hand" in notes
+    assert any(n.startswith("1 tile that neither the detector nor the reader is sure of") for n in notes)
     # a box at the row's end twice as long as the tiles beside it: left out as too large
     big = Obs((31 * 14, 0, 31 * 14 + 80, 40), "Wd")
     grouped = grouper(LaidOutTiles(row + [big] + wall, wide=False, down=None))
@@ -595,7 +595,7 @@ def test_tiles_set_apart_are_listed_with_the_strays_and_leave_the_hand_as_it_is(
     groups, notes = HandProposer._groups(listed, grouped)
     strays = {g["why"]: [listed[p].code for p in g["tiles"]] for g in groups if g["kind"] == "stray"}
     assert strays == {"away": ["back"] * 4, "too large": ["Wd"]}
-    assert any(n.startswith("1 tile(s) far longer along the row than the tiles beside them") for n in notes)
+    assert any(n.startswith("1 tile far longer along the row than the tiles beside it") for n in notes)
 
 
 def test_the_layout_sets_apart_a_tile_the_photos_edge_cuts_off_and_has_a_cut_tile_read_surely_checked():

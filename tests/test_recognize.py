@@ -654,9 +654,9 @@ def test_a_weak_lean_over_many_tiles_leaves_the_photo_as_it_is():
         def __init__(self, per_tile):
             self.per_tile, self.seen = per_tile, 0
 
-        def down_log_odds(self, image, boxes):
+        def tile_log_odds(self, image, boxes):
             self.seen = len(boxes)
-            return self.per_tile * len(boxes)
+            return np.full(len(boxes), self.per_tile)
 
     image = load_image(PUNGS)
     plain = Recognizer(up=None).read(image)
@@ -714,3 +714,23 @@ def test_a_hand_read_that_cannot_be_scored_is_said_of_its_tiles(capsys, monkeypa
     assert main(["photo", HONOURS]) == 0
     out = capsys.readouterr().out
     assert "cannot be scored as it stands: second copy of bonus tile F1" in out and "nothing to accept" in out
+
+
+def test_the_which_way_up_evidence_goes_with_the_reading():
+    """The probe's evidence (summed log-odds, standing tiles, how many lean the way the sum does)
+    goes with the reading and its JSON; the benchmark judges a proposal's clearness from it."""
+    from benchmarks.up_proposal import labelled_truth, up_clear, verdicts
+    from mjcam.vision.io import load_image
+
+    image = load_image(HONOURS)
+    for k, tops in ((0, "up"), (2, "down")):
+        rec = recognize(np.ascontiguousarray(np.rot90(image, k)))
+        e = rec.up_evidence
+        assert rec.tops == tops and e["tiles"] == 14 and 0 < e["leaning"] <= e["tiles"]
+        assert (e["log_odds"] > 0) == (tops == "down")
+        assert Recognition.from_json(json.loads(json.dumps(rec.to_json()))).up_evidence == e
+    assert recognize(image).up_evidence is not None and Recognizer(up=None).read(image).up_evidence is None
+    # a reading the probe judges on few tiles, or weakly, is not clear; one nearly every tile agrees on is
+    assert not up_clear({"log_odds": 30.0, "tiles": 16, "leaning": 16}) and up_clear(e)
+    assert verdicts("up", "left", True) == ("wrong", "wrong") and verdicts("up", "left", False) == ("wrong", "none")
+    assert labelled_truth("row+seat-angle") == "up" and labelled_truth("flat+above") is None

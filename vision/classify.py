@@ -18,9 +18,31 @@ from .preprocess import TILE_SHAPES, out_of_shape, prepare, to_tensor
 from .session import ModelError, OnnxStage
 
 DEFAULT_MODEL = registry.path("classifier")
-LOW_CONFIDENCE = 0.80  # below this a tile goes to a person to confirm
+LOW_CONFIDENCE = 0.80  # below this a tile goes to a person to confirm (on the calibrated figures)
+#: the shipped classifier's logits are divided by its temperature before its figures are shown or
+#: weighed: it is under-confident, and tempered its figures mean what they say — a tile read at c is
+#: right at least about c of the time. Fitted on the photos that chose the training epoch, judged on
+#: the held-out photos (``python -m benchmarks.calibration``; the model card's reliability table).
+#: By the file's sha256: a classifier not listed here (your own, ``MJCAM_CLASSIFIER``, or a new one
+#: shipped before it is calibrated) is taken as it comes (1).
+TEMPERATURES = {"74b976a90a32fc2343c27b73616dbbb64990674cc8cf98cb32fbc87d20003f8e": 0.816}
 # the turned copy of a crop is read only where the first reading's top probability is under this
 TURN_BELOW = 0.6
+
+
+def tempered(p: np.ndarray, t: float) -> np.ndarray:
+    """Probability rows ``p`` under temperature ``t``: the logits divided by ``t`` (``p ** (1 / t)``
+    made to sum to one again; the order of the classes is kept).
+
+    >>> tempered(np.array([[0.8, 0.2]]), 1.0).round(3).tolist(), tempered(np.array([[0.8, 0.2]]), 0.5).round(3).tolist()
+    ([[0.8, 0.2]], [[0.941, 0.059]])
+    """
+    if t == 1.0:
+        return p
+    logp = np.log(np.clip(p.astype(np.float64), 1e-12, 1.0)) / t
+    logp -= logp.max(axis=-1, keepdims=True)
+    e = np.exp(logp)
+    return (e / e.sum(axis=-1, keepdims=True)).astype(p.dtype)
 
 
 @dataclass
@@ -46,13 +68,25 @@ class TileClassifier(OnnxStage):
     trained on your own tiles — else the shipped one).
 
     ``turned``: a crop whose top probability is under ``turn_below`` is read again turned half
-    round and the two readings averaged (a tile upside down is the same tile; 1: every crop)."""
+    round and the two readings averaged (a tile upside down is the same tile; 1: every crop).
+
+    ``temperature``: what :meth:`calibrated` divides the logits by (default: the shipped
+    classifier's from ``TEMPERATURES``, 1 for another). :meth:`probabilities` and :meth:`box_probabilities` give
+    the classifier's own figures, which the reading's decisions were chosen on; :meth:`labels` and
+    the recogniser's reported figures are calibrated."""
 
     what = "tile classifier"
 
     def __init__(self, model_path: str | None = None, threads: int | None = None, batch: int = 64,
-                 alternatives: int = 3, turned: bool = True, turn_below: float = TURN_BELOW):
+                 alternatives: int = 3, turned: bool = True, turn_below: float = TURN_BELOW,
+                 temperature: float | None = None):
         super().__init__(model_path or os.environ.get("MJCAM_CLASSIFIER") or DEFAULT_MODEL, threads)
+        if temperature is None:
+            shipped = registry.shipped_model(self.model_path)
+            temperature = TEMPERATURES.get(shipped.sha256, 1.0) if shipped else 1.0
+        if not temperature > 0:
+            raise ValueError(f"the temperature must be above 0, not {temperature}")
+        self.temperature = float(temperature)
         self.batch, self.alternatives = batch, alternatives
         self.turned, self.turn_below = turned, turn_below
         self.classes: tuple[str, ...] = ()
@@ -127,10 +161,16 @@ class TileClassifier(OnnxStage):
                     p[i] = qi
         return p
 
+    def calibrated(self, probs: np.ndarray) -> np.ndarray:
+        """The classifier's own probability rows (:meth:`probabilities`) as calibrated figures: its
+        logits divided by ``temperature`` (the one place the temperature is applied)."""
+        return tempered(np.asarray(probs), self.temperature)
+
     def labels(self, probs: np.ndarray) -> list[TileLabel]:
-        """One :class:`TileLabel` per row of class probabilities: the likeliest class and the next."""
+        """One :class:`TileLabel` per row of class probabilities (the classifier's own): the
+        likeliest class and the next, with calibrated figures."""
         out = []
-        for p in probs:
+        for p in self.calibrated(probs):
             order = np.argsort(-p)
             top = int(order[0])
             alts = [(self.classes[int(k)], float(p[k])) for k in order[1:1 + self.alternatives]]

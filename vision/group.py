@@ -548,7 +548,7 @@ class MeldGrouper:
         best, change, (won, won_guessed) = readings[0]
         close = [other for ratio, other, _ in readings[1:] if ratio * FIX_CLOSE >= best]
         close_notes = ["another winning reading is nearly as likely: " + ", ".join(
-            f"tile {p + 1} as {alt} (not {codes[p]})" for _, p, alt in other) + "; the tiles of both are flagged, "
+            f"tile {p + 1} as {alt} (not {codes[p]})" for _, p, alt in other) + "; the tiles of both are marked ?: "
             "check them" for other in close]
         for _, p, alt in change:
             notes.append(f"tile {p + 1} read as {alt} (not {codes[p]}) to make a winning hand")

@@ -46,6 +46,9 @@ class Recognition:
     #: left, right; None where it could not tell. In the JSON (``tops``) so the table app can tell whose
     #: hand a photo shows from where the phone sits; the tiles' order already follows it.
     tops: str | None = None
+    #: the probe's evidence: ``{"log_odds", "tiles", "leaning"}`` (the standing tiles' summed down
+    #: log-odds, how many, how many lean the way the sum does); None where it was not read
+    up_evidence: dict | None = None
     #: no tile was set apart as the winning tile: ``winning`` is the last concealed tile, taken for it
     winning_guessed: bool = False
     #: the other plausible structures of the hand (a set laid apart that may be concealed, a pung that
@@ -66,6 +69,7 @@ class Recognition:
                 "winning": self.winning,
                 "winning_guessed": self.winning_guessed,
                 "tops": self.tops,
+                "up_evidence": self.up_evidence,
                 "structures": self.structures,
                 "notes": self.notes}
 
@@ -78,7 +82,7 @@ class Recognition:
                           t.get("group"), t.get("orientation", "upright")) for t in d.get("tiles") or []]
         return cls(img.get("path", d.get("path")), int(img.get("width", 0)), int(img.get("height", 0)), tiles,
                    list(d.get("groups") or []), d.get("hand"), list(d.get("needs_confirmation") or []),
-                   list(d.get("notes") or []), d.get("winning"), tops=d.get("tops"),
+                   list(d.get("notes") or []), d.get("winning"), tops=d.get("tops"), up_evidence=d.get("up_evidence"),
                    winning_guessed=bool(d.get("winning_guessed")), structures=list(d.get("structures") or []))
 
     def layout(self) -> str:
@@ -99,5 +103,5 @@ class Recognition:
         for p in self.needs_confirmation:
             t = self.tiles[p]
             alts = ", ".join(f"{c} {q:.0%}" for c, q in t.alternatives[:2])
-            out.append(f"tile {p + 1}: {t.code} ({t.confidence:.0%}; or {alts})")
+            out.append(f"tile {p + 1}: {t.code} ({t.confidence:.0%}" + (f"; or {alts})" if alts else ")"))
         return out

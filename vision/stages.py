@@ -290,6 +290,18 @@ class TileReading:
     confidence: float
     alternatives: list[tuple[str, float]]  # the next likeliest
     not_a_tile: float  # the probability that the box shows no tile
+    #: the code's and the alternatives' calibrated figures (:meth:`TileClassifier.calibrated`), which
+    #: the grouping, the '?' marks, the trust rule and the JSON use; the figures above (the
+    #: classifier's own) are what the reading's decisions were chosen on. None: the same as above.
+    calibrated: float | None = None
+    calibrated_alternatives: list[tuple[str, float]] | None = None
+
+    @property
+    def shown(self) -> tuple[float, list[tuple[str, float]]]:
+        """The calibrated confidence and alternatives."""
+        if self.calibrated is None:
+            return self.confidence, self.alternatives
+        return self.calibrated, self.calibrated_alternatives or []
 
 
 @dataclass
@@ -313,7 +325,9 @@ class TileReader:
         nat = classes.index(NOT_A_TILE)
         order = [int(k) for k in np.argsort(-p) if int(k) != nat]
         alts = [(classes[k], float(p[k])) for k in order[1:1 + self.classifier.alternatives]]
-        return TileReading(proposal, classes[order[0]], float(p[order[0]]), alts, float(p[nat]))
+        q = self.classifier.calibrated(p)  # (the order of the classes is kept)
+        return TileReading(proposal, classes[order[0]], float(p[order[0]]), alts, float(p[nat]), float(q[order[0]]),
+                           [(classes[k], float(q[k])) for k in order[1:1 + self.classifier.alternatives]])
 
     def _is_tile(self, r: TileReading) -> bool:
         c = self.config
@@ -369,6 +383,9 @@ class LaidOutTiles:
     elapse: float = 0.0
     #: tiles to leave out of the hand (their indices in ``tiles``), with why (:func:`vision.layout.set_apart`)
     apart: dict[int, str] = field(default_factory=dict)
+    #: the which-way-up probe's evidence: ``{"log_odds": summed down log-odds, "tiles": standing
+    #: tiles read, "leaning": how many of them lean the way the sum does}`` (None: not read)
+    up_evidence: dict | None = None
 
     @property
     def tops(self) -> str | None:
@@ -384,33 +401,38 @@ class TileLayout:
     def __init__(self, up: UpProbe | None, config: RecognizerConfig):
         self.up, self.config = up, config
 
-    def _down(self, image: np.ndarray, boxes: list, codes: list[str], orient: list[str]) -> bool | None:
+    def _down(self, image: np.ndarray, boxes: list, codes: list[str], orient: list[str]):
         """Whether the standing tiles stand upside down, by the probe (None: no probe, too few
-        standing tiles, or it cannot tell)."""
+        standing tiles, or it cannot tell), and the probe's evidence (None: not read)."""
         if self.up is None:
-            return None
+            return None, None
         standing = [b for b, c, o in zip(boxes, codes, orient) if o == "upright" and c not in (BACK, NOT_A_TILE)]
         if len(standing) < UP_MIN_TILES:  # (fewer cannot be told: the probe is not run)
-            return None
-        return up_decision(self.up.down_log_odds(image, standing), len(standing))
+            return None, None
+        each = self.up.tile_log_odds(image, standing)
+        odds = float(each.sum())
+        leaning = int((each > 0).sum() if odds > 0 else (each < 0).sum())
+        return up_decision(odds, len(standing)), {"log_odds": round(odds, 3), "tiles": len(standing),
+                                                  "leaning": leaning}
 
     @timed
     def __call__(self, image: np.ndarray, read: ReadTiles) -> LaidOutTiles:
         boxes = [r.proposal.box for r in read.tiles]
         codes = [r.code for r in read.tiles]
         orient, wide = orientations(boxes, codes)
-        down = self._down(image, boxes, codes, orient)
+        down, evidence = self._down(image, boxes, codes, orient)
         to_frame = hand_frame(wide, down)
         low = self.config.low_confidence - 1e-3
         scores = [r.proposal.score for r in read.tiles]
         # a tile cut off by the photo's edge is read from what shows of it: a person confirms it
         cut = cut_off(boxes, scores, image.shape)
+        # the grouping and the '?' marks weigh the calibrated figures (TileReading.shown)
         tiles = [TileObs(to_frame(r.proposal.box), r.code,
-                         r.confidence if r.not_a_tile < self.config.doubtful_not_a_tile and i not in cut
-                         else min(r.confidence, low), r.alternatives, o)
+                         r.shown[0] if r.not_a_tile < self.config.doubtful_not_a_tile and i not in cut
+                         else min(r.shown[0], low), r.shown[1], o)
                  for i, (r, o) in enumerate(zip(read.tiles, orient))]
         apart = set_apart(scores, codes, [r.confidence for r in read.tiles], cut, self.config.doubtful_tile, WHITE)
-        return LaidOutTiles(tiles, wide, down, apart=apart)
+        return LaidOutTiles(tiles, wide, down, apart=apart, up_evidence=evidence)
 
 
 # ---------------------------------------------------------------- group
@@ -480,8 +502,8 @@ class HandProposer:
             structures = [dict(s, tiles=sorted(new[p] for p in s["tiles"])) for s in structures]
         notes += self._photo_notes(found, laid, tiles)
         return ProposedHand(Recognition(path, int(full_w), int(full_h), tiles, groups, guess.hand, flagged, notes,
-                                        winning, tops=laid.tops, winning_guessed=guess.winning_guessed,
-                                        structures=structures))
+                                        winning, tops=laid.tops, up_evidence=laid.up_evidence,
+                                        winning_guessed=guess.winning_guessed, structures=structures))
 
     @staticmethod
     def _tiles(read: ReadTiles, laid: LaidOutTiles, grouped: GroupedHand, scale) -> list[TileRead]:
@@ -491,11 +513,11 @@ class HandProposer:
         out = []
         for pos, i in enumerate(grouped.order):
             r, obs = read.tiles[i], laid.tiles[i]
-            code, conf, alts = obs.code, obs.confidence, r.alternatives
+            code, conf, alts = obs.code, obs.confidence, r.shown[1]
             if pos < len(codes) and codes[pos] != code:
                 # the rules chose an alternative for a hand tile: report its own confidence
                 code = codes[pos]
-                alts = [(obs.code, r.confidence)] + [a for a in alts if a[0] != code]
+                alts = [(obs.code, r.shown[0])] + [a for a in alts if a[0] != code]
                 conf = next((p for c, p in obs.alternatives if c == code), 0.0)
             b = r.proposal.box
             out.append(TileRead(code, conf, (b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy), alts, None,
@@ -518,18 +540,25 @@ class HandProposer:
         # of one (the web page's "not in the hand" buttons): away from the hand, cut off, too large, doubted
         first = len(guess.order)
         why = [grouped.apart.get(i, AWAY) for i in grouped.strays]
-        for reason, note in ((AWAY, "away from the hand (behind it, or a wall) are left out of it"),
-                             (CUT, "cut off by the edge of the photo are left out of the hand"),
-                             (ODD, ("far longer along the row than the tiles beside them (a wall, a marker) "
-                                    "are left out of the hand")),
-                             (DOUBTED, ("that neither the detector nor the reader is sure of (perhaps no tile at "
-                                        "all) are left out of the hand"))):
+        for reason, one, many in (
+                (AWAY, "1 tile away from the hand (behind it, or in a wall) is left out of it",
+                 "{} tiles away from the hand (behind it, or in a wall) are left out of it"),
+                (CUT, "1 tile cut off by the edge of the photo is left out of the hand",
+                 "{} tiles cut off by the edge of the photo are left out of the hand"),
+                (ODD, "1 tile far longer along the row than the tiles beside it (a wall, a marker) is left out of "
+                      "the hand",
+                 "{} tiles far longer along the row than the tiles beside them (a wall, a marker) are left out of "
+                 "the hand"),
+                (DOUBTED, "1 tile that neither the detector nor the reader is sure of (perhaps no tile at all) is "
+                          "left out of the hand",
+                 "{} tiles that neither the detector nor the reader is sure of (perhaps no tiles at all) are left "
+                 "out of the hand")):
             where = [first + k for k, w in enumerate(why) if w == reason]
             if where:
                 for p in where:
                     tiles[p].group = len(groups)
                 groups.append({"tiles": where, "melded": False, "kind": "stray", "why": reason})
-                notes.append(f"{len(where)} tile(s) {note}")
+                notes.append(one if len(where) == 1 else many.format(len(where)))
         return groups, notes
 
     @staticmethod

@@ -418,7 +418,8 @@ def read_structure(lay: Layout) -> Structure:
         out.append(TileSet(concealed, "concealed", False, IN_ROW))
     if backs:
         out.append(TileSet(sorted(backs), "stray", why="face-down"))
-        notes.append(f"{len(backs)} face-down tile(s) that make no kong are left out of the hand")
+        notes.append("1 face-down tile that makes no kong is left out of the hand" if len(backs) == 1 else
+                     f"{len(backs)} face-down tiles that make no kong are left out of the hand")
     return Structure(out, winning, guessed, flagged, notes)
 
 

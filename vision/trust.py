@@ -177,7 +177,7 @@ def _refusal(rec, codes: list[str], hand_pos: list[int], rules, options: dict):
     season read twice, a hand that cannot be scored or is no paying win, four alike laid face up
     taken as a concealed kong), else None; and the proposal's score."""
     if not rec.hand:
-        return Trust(False, [Doubt("hand", "no complete hand could be written from the photo")]), None
+        return Trust(False, [Doubt("hand", "the tiles read make no complete hand")]), None
     bonus_codes = [codes[p] for p in hand_pos if _is_bonus(codes[p])]
     if len(bonus_codes) != len(set(bonus_codes)):
         return Trust(False, [Doubt("hand", "a flower or season is read twice: a set has one of each")]), None

@@ -35,13 +35,17 @@ class UpProbe(OnnxStage):
         if self.meta["kind"] != "tile-up" or list(self.meta["classes"]) != ["up", "down"]:
             raise ValueError("not a which-way-up probe")
 
-    def down_log_odds(self, image: np.ndarray, boxes) -> float:
+    def tile_log_odds(self, image: np.ndarray, boxes) -> np.ndarray:
+        """Each tile's own evidence: log P(down) - log P(up), clipped to the model's ``clip``."""
         if not len(boxes):
-            return 0.0
+            return np.zeros(0)
         sess = self.session
         size = int(self.meta["input_size"])
         xs = np.stack([prepare(image, b, size) for b in boxes])
         logits = sess.run(None, {sess.get_inputs()[0].name: to_tensor(xs, self.meta["mean"], self.meta["std"])})[0]
         clip = float(self.meta["clip"])
         # of two classes, log P(down) - log P(up) is the difference of their logits
-        return float(np.clip(logits[:, 1].astype(np.float64) - logits[:, 0], -clip, clip).sum())
+        return np.clip(logits[:, 1].astype(np.float64) - logits[:, 0], -clip, clip)
+
+    def down_log_odds(self, image: np.ndarray, boxes) -> float:
+        return float(self.tile_log_odds(image, boxes).sum())

@@ -93,7 +93,7 @@ class Review:
             rec = Recognition.from_json({**r, "hand": r.get("proposed", r.get("hand"))})
             why = why or [f"check {d}" for d in rec.doubts()]
             if r["status"] == "no-hand":
-                why.append("no complete hand could be written")
+                why.append("the tiles read make no complete hand")
             elif r["status"] == "not-a-win":
                 reason = (r.get("score") or {}).get("reason") or (r.get("error") or {}).get("message")
                 why.append("the proposed hand is not a legal win" + (f": {reason}" if reason else ""))
