@@ -26,10 +26,11 @@ larger in the photo, need a larger gap):
   winning tile.
 
 A melded set always has three or four tiles and is a legal set: a chow, a pung or a kong.
-Each structure also says which other structures are plausible (:func:`alternatives`): a set
-melded only because it lies apart might be concealed tiles laid apart, a set apart in the
-concealed row might be melded with no tile turned. :mod:`vision.trust` weighs whether any of them
-changes what anyone pays.
+The other plausible structures are said too: a set melded only because it lies apart might be
+concealed tiles laid apart, a set apart in the concealed row might be melded with no tile turned,
+a pung might hide a kong's fourth tile laid on top. Where the likeliest structure makes no
+winning hand, :class:`vision.group.MeldGrouper` tries them (:func:`alternatives`); where it does,
+:mod:`vision.trust` weighs whether any of them changes what anyone pays (:func:`other_groupings`).
 """
 
 from __future__ import annotations
@@ -49,8 +50,6 @@ FACE_DOWN = "face-down tiles"
 ON_TOP = "the fourth tile laid on top"
 FOUR_APART = "four alike set apart"
 IN_ROW = "in the concealed row"
-WON_APART = "set apart from the rest"
-WON_TURNED = "turned at the end of the concealed row"
 
 
 def is_bonus(code: str) -> bool:
