@@ -204,9 +204,6 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
     def size(row):
         return sorted(tiles[i].short for i in row)[len(row) // 2]
 
-    def width(row):  # along the row: a tile lying face up, foreshortened, is about as wide as one standing
-        return sorted(tiles[i].box[2] - tiles[i].box[0] for i in row)[len(row) // 2]
-
     def centre(row):
         return sum((tiles[i].box[1] + tiles[i].box[3]) / 2 for i in row) / len(row)
 
@@ -229,7 +226,7 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
         if len(r) >= 3:
             take(r)
     for r in sorted(rows, key=lambda r: abs(centre(r) - centre(main))):  # a row of the hand nearer the camera
-        q = width(r) / width(main)
+        q = size(r) / unit
         face_up = sum(tiles[i].code != "back" for i in r) > len(r) / 2  # (a wall lies face down)
         if (count < HAND_TILES and len(r) >= 3 and face_up and 1 / NEAR_ROW <= q <= NEAR_ROW
                 and abs(centre(r) - centre(main)) <= 2.6 * max(unit, size(r))):
