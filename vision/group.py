@@ -56,10 +56,11 @@ NEAR_ROW = 1.6
 #: flowers and seasons laid out in a row of their own this near a row of the hand (in its tile
 #: widths) are the hand's (see hand_and_strays)
 BONUS_REACH = 4.0
-#: a tile alone off the hand's rows (a row of one or two) under this share of the main row's tiles'
-#: median width and of their height is no tile of the hand: a marker of the seat winds or the
-#: dealer. (A flower laid flat nearer the camera is as wide as the row's tiles, only foreshortened;
-#: one laid beyond the row is a little smaller every way.)
+#: a tile off the hand's main row under this share of the main row's tiles' median width and of
+#: their height — and, in a row of three or more, of its own row's — is no tile of the hand: a
+#: marker of the seat winds or the dealer. (A flower laid flat nearer the camera is as wide as the
+#: row's tiles, only foreshortened; tiles laid beyond the row are a little smaller every way, all
+#: of their row alike.)
 MARKER_SIZE = 0.8
 #: a box this many times as long along its row as the tiles beside it is no tile of the hand
 #: (see hand_strays_too_large)
@@ -86,6 +87,16 @@ class TileObs:
     confidence: float = 1.0
     alternatives: list[tuple[str, float]] = field(default_factory=list)
     orientation: str = "upright"  # upright, sideways, face-down
+    #: the confidence a person is shown (calibrated), where it differs from ``confidence``: a tile
+    #: is marked for a person by it; the rules that weigh readings against each other (``ALT_MIN``,
+    #: ``FIX_RATIO``, ``FIX_CLOSE``) use ``confidence`` and ``alternatives``, the figures they were
+    #: chosen on
+    shown: float | None = None
+
+    @property
+    def sure(self) -> float:
+        """The confidence that decides whether a person checks the tile."""
+        return self.confidence if self.shown is None else self.shown
 
     @property
     def short(self) -> float:
@@ -251,10 +262,13 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
     ours = {i for r in rows for i in r if any(r is k for k in kept) or i in bonus}
     wide = statistics.median(tiles[i].box[2] - tiles[i].box[0] for i in main)
     tall = statistics.median(tiles[i].box[3] - tiles[i].box[1] for i in main)
-    for r in rows:  # a tile alone off the rows, smaller every way than the hand's: a marker, not the hand's
-        if len(r) <= 2 and r is not main:
-            ours -= {i for i in r if tiles[i].box[2] - tiles[i].box[0] < MARKER_SIZE * wide
-                     and tiles[i].box[3] - tiles[i].box[1] < MARKER_SIZE * tall}
+    for r in rows:  # a tile smaller every way than the hand's and than its own row's: a marker, not the hand's
+        if r is main:
+            continue
+        w = statistics.median(tiles[i].box[2] - tiles[i].box[0] for i in r) if len(r) >= 3 else wide
+        h = statistics.median(tiles[i].box[3] - tiles[i].box[1] for i in r) if len(r) >= 3 else tall
+        ours -= {i for i in r if tiles[i].box[2] - tiles[i].box[0] < MARKER_SIZE * min(wide, w)
+                 and tiles[i].box[3] - tiles[i].box[1] < MARKER_SIZE * min(tall, h)}
     odd = _odd_sized(tiles, rows, main) & ours
     return ([i for r in rows for i in r if i in ours and i not in odd],
             [i for r in rows for i in r if i not in ours], [i for r in rows for i in r if i in odd])
@@ -415,7 +429,7 @@ class MeldGrouper:
         order = [i for r in rows_idx for i in r]
         pos = {i: p for p, i in enumerate(order)}
         codes = [tiles[i].code for i in order]
-        flagged = {pos[i] for i, t in enumerate(tiles) if t.confidence < self.low_confidence}
+        flagged = {pos[i] for i, t in enumerate(tiles) if t.sure < self.low_confidence}
         lay = layout_of(codes, [tiles[i] for i in order], [[pos[i] for i in r] for r in rows_idx])
         runs = [run for row in lay.runs for run in row]
         found = read_structure(lay)

@@ -19,6 +19,9 @@ class TileRead:
     group: int | None = None
     orientation: str = "upright"
     detection: float = 1.0  # the proposal stage's score
+    #: the classifier's own confidence, before calibration (None: the same as ``confidence``); the
+    #: choice between copies of a stretched photo weighs it, as it was tuned on it. Not in the JSON.
+    raw: float | None = field(default=None, compare=False)
 
     def to_json(self) -> dict:
         return {"code": self.code, "confidence": round(self.confidence, 4),

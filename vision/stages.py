@@ -426,11 +426,12 @@ class TileLayout:
         scores = [r.proposal.score for r in read.tiles]
         # a tile cut off by the photo's edge is read from what shows of it: a person confirms it
         cut = cut_off(boxes, scores, image.shape)
-        # the grouping and the '?' marks weigh the calibrated figures (TileReading.shown)
-        tiles = [TileObs(to_frame(r.proposal.box), r.code,
-                         r.shown[0] if r.not_a_tile < self.config.doubtful_not_a_tile and i not in cut
-                         else min(r.shown[0], low), r.shown[1], o)
-                 for i, (r, o) in enumerate(zip(read.tiles, orient))]
+        # the '?' marks weigh the calibrated figures (TileReading.shown); the grouping's rules the
+        # classifier's own, which they were chosen on
+        sure = [r.not_a_tile < self.config.doubtful_not_a_tile and i not in cut for i, r in enumerate(read.tiles)]
+        tiles = [TileObs(to_frame(r.proposal.box), r.code, r.confidence if ok else min(r.confidence, low),
+                         r.alternatives, o, r.shown[0] if ok else min(r.shown[0], low))
+                 for r, o, ok in zip(read.tiles, orient, sure)]
         apart = set_apart(scores, codes, [r.confidence for r in read.tiles], cut, self.config.doubtful_tile, WHITE)
         return LaidOutTiles(tiles, wide, down, apart=apart, up_evidence=evidence)
 
@@ -513,15 +514,16 @@ class HandProposer:
         out = []
         for pos, i in enumerate(grouped.order):
             r, obs = read.tiles[i], laid.tiles[i]
-            code, conf, alts = obs.code, obs.confidence, r.shown[1]
+            code, conf, alts, raw = obs.code, obs.sure, r.shown[1], obs.confidence
             if pos < len(codes) and codes[pos] != code:
                 # the rules chose an alternative for a hand tile: report its own confidence
                 code = codes[pos]
                 alts = [(obs.code, r.shown[0])] + [a for a in alts if a[0] != code]
-                conf = next((p for c, p in obs.alternatives if c == code), 0.0)
+                conf = next((p for c, p in r.shown[1] if c == code), 0.0)
+                raw = next((p for c, p in obs.alternatives if c == code), 0.0)
             b = r.proposal.box
             out.append(TileRead(code, conf, (b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy), alts, None,
-                                obs.orientation, r.proposal.score))
+                                obs.orientation, r.proposal.score, raw))
         return out
 
     @staticmethod

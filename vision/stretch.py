@@ -80,5 +80,6 @@ def sureness(tiles, low: float, squeeze: tuple[float, float] = (1.0, 1.0)) -> fl
     box shaped like a tile (``TILE_SHAPED``), measured in the copy read (the photo squeezed
     ``squeeze`` times)."""
     lo, hi = TILE_SHAPED
-    return sum(t.confidence for t in tiles if t.confidence >= low and
+    own = [t.confidence if getattr(t, "raw", None) is None else t.raw for t in tiles]  # (before calibration)
+    return sum(c for t, c in zip(tiles, own) if c >= low and
                lo <= (t.box[2] - t.box[0]) * squeeze[1] / max(1e-9, (t.box[3] - t.box[1]) * squeeze[0]) <= hi)
