@@ -15,9 +15,11 @@ Cases whose true way up is known, each read once by the shipped recogniser:
 - **rendered**: the rendered scenes of :mod:`benchmarks.hand_eval` (``--per`` per layout, seed 0):
   seen from across the table the tops point down, from every other view up.
 
-For each set, and for the grouping's verdict (``tops`` told) and the clear one (``tops`` told and the
-evidence clear by :func:`up_clear`, the candidate of models/EXPERIMENTS.md "Whose hand", not shipped):
-how many cases are proposed the right way, the wrong way, or not at all.
+For each set, and for the grouping's verdict (``tops`` told), the sure one (``tops`` told and
+``tops_sure``: what the table app proposes a winner from, models/EXPERIMENTS.md "Whose hand: the
+rows' direction") and the clear one (``tops`` told and the evidence clear by :func:`up_clear`, the
+first candidate of models/EXPERIMENTS.md "Whose hand", not shipped): how many cases are proposed the
+right way, the wrong way, or not at all.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from collections import Counter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TURNS = ("up", "left", "down", "right")  # where the tops point after each quarter turn counter-clockwise
-#: the candidate's bars: summed log-odds, their mean, the share of standing tiles leaning the way decided
+#: the verdicts counted: the grouping's, the sure one (the table app's) and the first candidate's (clear)
+VERDICTS = ("grouping", "sure", "clear")
+#: the first candidate's bars: summed log-odds, their mean, the share of standing tiles leaning the way decided
 CLEAR_SUM, CLEAR_MEAN, CLEAR_SHARE = 12.0, 2.0, 0.8
 
 
@@ -133,27 +137,29 @@ def main(argv=None) -> None:
     for name, cases in sets.items():
         if a.only and a.only != name:
             continue
-        c = counts[name] = {"grouping": Counter(), "clear": Counter()}
+        c = counts[name] = {v: Counter() for v in VERDICTS}
         for what, truth, image in cases():
             rec = recognizer.read(image)
             clear = up_clear(rec.up_evidence)
             old, new = verdicts(truth, rec.tops, clear)
-            c["grouping"][old] += 1
-            c["clear"][new] += 1
+            sure = verdicts(truth, rec.tops, rec.tops_sure)[1]
+            for v, got in zip(VERDICTS, (old, sure, new)):
+                c[v][got] += 1
             case = {"set": name, "case": what, "truth": truth, "tops": rec.tops, "clear": clear,
-                    "evidence": rec.up_evidence, "grouping": old, "proposed": new}
+                    "tops_sure": rec.tops_sure, "evidence": rec.up_evidence, "grouping": old, "proposed": new,
+                    "sure": sure}
             everything.append(case)
-            if a.show and "wrong" in (old, new):
-                print(f"  {name}: {what}: truth {truth}, read {rec.tops} ({'clear' if clear else 'not clear'}),"
-                      f" evidence {rec.up_evidence}")
+            if a.show and "wrong" in (old, new, sure):
+                print(f"  {name}: {what}: truth {truth}, read {rec.tops} ({'sure' if rec.tops_sure else 'not sure'},"
+                      f" {'clear' if clear else 'not clear'}), evidence {rec.up_evidence}")
     keys = ("right", "wrong", "none", "unjudged")
     print(f"\n{'':10s} {'verdict':10s}" + "".join(f"{k:>10s}" for k in keys))
-    total = {"grouping": Counter(), "clear": Counter()}
+    total = {v: Counter() for v in VERDICTS}
     for name, c in counts.items():
-        for v in ("grouping", "clear"):
+        for v in VERDICTS:
             total[v] += c[v]
             print(f"{name:10s} {v:10s}" + "".join(f"{c[v][k]:10d}" for k in keys))
-    for v in ("grouping", "clear"):
+    for v in VERDICTS:
         print(f"{'all':10s} {v:10s}" + "".join(f"{total[v][k]:10d}" for k in keys))
     print(f"\n{len(everything)} cases in {time.perf_counter() - t0:.0f} s")
     if a.json:

@@ -90,9 +90,48 @@ def _rows_run_down(boxes: list[Box]) -> bool | None:
     return None
 
 
+def in_line(boxes: list[Box]) -> float:
+    """How much longer the lines of tiles are across the photo than down it: for each tile, the
+    tiles whose centres lie within half its height of the line through its centre and its nearest
+    neighbour more across than down from it, over those within half its width of the line through
+    it and its nearest neighbour more down than across (no such neighbour: itself alone), the median
+    over the tiles. A hand's rows are long and few, so a hand in rows across gives several, one in
+    rows down a fraction, tiles in a grid about 1; the lines follow a row photographed sloping.
+
+    >>> in_line([(40 * k, 0, 40 * k + 30, 40) for k in range(6)])
+    6.0
+    >>> round(in_line([(40 * k, 30 * k, 40 * k + 30, 30 * k + 40) for k in range(6)]), 2)  # sloping
+    6.0
+    >>> round(in_line([(0, 40 * k, 40, 40 * k + 30) for k in range(6)]), 2)
+    0.17
+    """
+    if len(boxes) < 2:
+        return 1.0
+    b = np.asarray(boxes, np.float64)
+    c = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], axis=1)
+    d = c[None, :, :] - c[:, None, :]  # d[i, j]: from tile i's centre to tile j's
+    dx, dy = np.abs(d[..., 0]), np.abs(d[..., 1])
+    dist = np.hypot(dx, dy)
+    np.fill_diagonal(dist, np.inf)
+    rows = np.arange(len(b))
+    counts = []
+    for more, half in ((dx >= dy, (b[:, 3] - b[:, 1]) / 2), (dy > dx, (b[:, 2] - b[:, 0]) / 2)):
+        near = np.where(more, dist, np.inf)
+        j = near.argmin(axis=1)
+        found = np.isfinite(near[rows, j])
+        u = d[rows, j] / np.where(found, near[rows, j], 1.0)[:, None]  # the line's direction
+        off = np.abs(d[..., 0] * u[:, None, 1] - d[..., 1] * u[:, None, 0])  # each tile's distance from it
+        counts.append(np.where(found, (off < half[:, None]).sum(axis=1), 1))
+    return float(np.median(counts[0] / counts[1]))
+
+
 def orientations(boxes: list[Box], codes: list[str]) -> tuple[list[str], bool]:
     """Each tile's orientation, and whether the rows run down the photo (a photo turned a quarter):
-    where the tiles' nearest neighbours lie (:func:`_rows_run_down`), else the shape of most boxes.
+    where the tiles' nearest neighbours lie (:func:`_rows_run_down`), else the shape of most boxes,
+    and only where the lines of tiles are also longer down the photo than across it (:func:`in_line`:
+    under 1); otherwise the rows run across, as the photo is held. (Two rows of tiles lying face up
+    seen from the seat, the rows touching and every box about square, have their nearest neighbours
+    about as near both ways and the boxes a little wider than tall, but rows of ten across.)
 
     Most tiles of a hand stand; the tiles whose boxes are turned against the majority lie sideways:
     a box over ``SIDEWAYS_RATIO`` times as wide as tall (in the photo's frame) and at least
@@ -110,6 +149,7 @@ def orientations(boxes: list[Box], codes: list[str]) -> tuple[list[str], bool]:
     aspects = [(b[2] - b[0]) / max(1e-6, b[3] - b[1]) for b, c in zip(boxes, codes) if c != BACK]
     if wide is None:
         wide = bool(aspects) and float(np.median(aspects)) > 1.0
+    wide = wide and in_line(boxes) < 1.0
     # the typical tile's width for its height in the photo's frame (rows running down: turned)
     typical = (1 / float(np.median(aspects)) if wide else float(np.median(aspects))) if aspects else 0.75
     out = []
@@ -145,6 +185,23 @@ def up_decision(odds: float, n: int) -> bool | None:
     if n < UP_MIN_TILES or abs(odds) <= UP_MARGIN or abs(odds) / n <= UP_MEAN:
         return None
     return odds > 0
+
+
+#: which way up the tiles stand is named (the notes, and the table app's proposed winner:
+#: ``Recognition.tops_sure``) only where the standing tiles' summed log-odds reach twice the
+#: grouping's margin; between the two the hand is grouped as the probe leans, and the notes say
+#: only in which order it was read (models/EXPERIMENTS.md, "Whose hand, third candidate")
+UP_SURE = 2 * UP_MARGIN
+
+
+def up_sure(odds: float, n: int) -> bool:
+    """Whether the probe's verdict on ``n`` standing tiles with summed down log-odds ``odds`` is sure
+    enough to be named: decided (:func:`up_decision`) and at least ``UP_SURE`` either way.
+
+    >>> up_sure(-25.6, 16), up_sure(11.0, 9), up_sure(9.0, 35)
+    (True, False, False)
+    """
+    return up_decision(odds, n) is not None and abs(odds) >= UP_SURE
 
 
 def hand_frame(wide: bool, down: bool | None):
@@ -212,6 +269,12 @@ FRAME_NOTES = {
                   "top to bottom",
     (True, False): "the rows run down the photo, the tiles' tops to the left: grouped as their player sees them, "
                    "bottom to top",
+}
+#: the notes where the hand is grouped as the probe leans but which way up is not sure (:func:`up_sure`)
+UNSURE_NOTES = {
+    (False, True): "grouped right to left (which way up the tiles stand is not sure)",
+    (True, True): "the rows run down the photo: grouped top to bottom (which way up the tiles stand is not sure)",
+    (True, False): "the rows run down the photo: grouped bottom to top (which way up the tiles stand is not sure)",
 }
 
 

@@ -49,6 +49,10 @@ class Recognition:
     #: left, right; None where it could not tell. In the JSON (``tops``) so the table app can tell whose
     #: hand a photo shows from where the phone sits; the tiles' order already follows it.
     tops: str | None = None
+    #: whether ``tops`` is sure enough to say whose hand it is (the probe's evidence at least
+    #: ``vision.layout.UP_SURE``): the table app proposes a winner, and the notes name which way the
+    #: tiles stand, only then. In the JSON (``tops_sure``).
+    tops_sure: bool = False
     #: the probe's evidence: ``{"log_odds", "tiles", "leaning"}`` (the standing tiles' summed down
     #: log-odds, how many, how many lean the way the sum does); None where it was not read
     up_evidence: dict | None = None
@@ -72,6 +76,7 @@ class Recognition:
                 "winning": self.winning,
                 "winning_guessed": self.winning_guessed,
                 "tops": self.tops,
+                "tops_sure": self.tops_sure,
                 "up_evidence": self.up_evidence,
                 "structures": self.structures,
                 "notes": self.notes}
@@ -85,7 +90,8 @@ class Recognition:
                           t.get("group"), t.get("orientation", "upright")) for t in d.get("tiles") or []]
         return cls(img.get("path", d.get("path")), int(img.get("width", 0)), int(img.get("height", 0)), tiles,
                    list(d.get("groups") or []), d.get("hand"), list(d.get("needs_confirmation") or []),
-                   list(d.get("notes") or []), d.get("winning"), tops=d.get("tops"), up_evidence=d.get("up_evidence"),
+                   list(d.get("notes") or []), d.get("winning"), tops=d.get("tops"), tops_sure=bool(d.get("tops_sure")),
+                   up_evidence=d.get("up_evidence"),
                    winning_guessed=bool(d.get("winning_guessed")), structures=list(d.get("structures") or []))
 
     def layout(self) -> str:

@@ -31,9 +31,9 @@ from .classify import LOW_CONFIDENCE, TileClassifier
 from .group import MeldGrouper, MeldGuess, TileObs, hand_strays_too_large, reading_order
 from .io import ImageError, load_photo
 from .labels import BACK, NOT_A_TILE
-from .layout import (AWAY, CUT, DOUBTED, FRAME_NOTES, ODD, TOPS, UP_MIN_TILES, cut_off, hand_frame, holes,
-                     orientations, outlined, photo_order, read_twice_out, reordered, set_apart, shows_table,
-                     spanners_out, straddlers_out, up_decision)
+from .layout import (AWAY, CUT, DOUBTED, FRAME_NOTES, ODD, TOPS, UNSURE_NOTES, UP_MIN_TILES, cut_off, hand_frame,
+                     holes, orientations, outlined, photo_order, read_twice_out, reordered, set_apart, shows_table,
+                     spanners_out, straddlers_out, up_decision, up_sure)
 from .light import balanced, brightened, relit
 from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
 from .preprocess import shrink
@@ -392,6 +392,12 @@ class LaidOutTiles:
         """Which way the standing tiles' tops point in the photo (None: not known)."""
         return TOPS.get((self.wide, self.down))
 
+    @property
+    def tops_sure(self) -> bool:
+        """Whether ``tops`` is sure enough to be named (:func:`vision.layout.up_sure`)."""
+        e = self.up_evidence
+        return self.tops is not None and e is not None and up_sure(e["log_odds"], e["tiles"])
+
 
 class TileLayout:
     """``layout(image, read)`` -> :class:`LaidOutTiles`: which tiles lie sideways, whether the rows
@@ -503,7 +509,7 @@ class HandProposer:
             structures = [dict(s, tiles=sorted(new[p] for p in s["tiles"])) for s in structures]
         notes += self._photo_notes(found, laid, tiles)
         return ProposedHand(Recognition(path, int(full_w), int(full_h), tiles, groups, guess.hand, flagged, notes,
-                                        winning, tops=laid.tops, up_evidence=laid.up_evidence,
+                                        winning, tops=laid.tops, tops_sure=laid.tops_sure, up_evidence=laid.up_evidence,
                                         winning_guessed=guess.winning_guessed, structures=structures))
 
     @staticmethod
@@ -568,7 +574,8 @@ class HandProposer:
         """Notes on the photo as a whole: which way the hand was read, a colour cast, no tiles."""
         notes = []
         if laid.wide or laid.down:
-            notes.append(FRAME_NOTES[laid.wide, laid.down])
+            sure = laid.down is None or laid.tops_sure  # (rows down, which way up not told: no way named)
+            notes.append((FRAME_NOTES if sure else UNSURE_NOTES)[laid.wide, laid.down])
         if np.any(found.gains != 1):
             notes.append("the tile faces show a colour cast: read with red, green and blue scaled "
                          + " / ".join(f"{g:.2f}" for g in found.gains))

@@ -223,7 +223,7 @@ $("#photo").addEventListener("change", async () => {
     $("#reading").hidden = false;
     renderTiles();
     composeHand();
-    proposeWinner(reading.tops);
+    proposeWinner(reading.tops, reading.tops_sure);
     // what the recogniser noticed (a guessed winning tile, a colour cast, a tile short of a hand ...) and,
     // first, what a likely misreading would change
     const why = ((trust && trust.doubts) || []).map((d) => `<li class="doubt">${esc(doubtWords(d))}</li>`);
@@ -241,11 +241,16 @@ function doubtWords(d) {
   return "Check " + d.message;
 }
 
-function proposeWinner(tops) {
-  // the phone's owner photographed the hand: whose it is follows from which way the tiles face
+function proposeWinner(tops, sure) {
+  // the phone's owner photographed the hand: whose it is follows from which way the tiles face, where
+  // the recogniser is sure of it (tops_sure); otherwise nobody is proposed
   const owner = $("#phone").value;
   const turn = { up: 0, left: 1, down: 2, right: 3 }[tops];
-  if (owner === "" || turn === undefined) { $("#proposed").textContent = ""; return; }
+  if (owner === "") { $("#proposed").textContent = ""; return; }
+  if (!sure || turn === undefined) {
+    $("#proposed").textContent = "No winner proposed: the photo does not show clearly which seat the tiles face; choose the winner.";
+    return;
+  }
   const i = (+owner + turn) % 4;
   $("#winner").value = String(i);
   $("#proposed").textContent = `Winner proposed: ${game.players[i]} (the tiles face ` +
