@@ -16,8 +16,8 @@ Cases whose true way up is known, each read once by the shipped recogniser:
   seen from across the table the tops point down, from every other view up.
 
 For each set, and for the grouping's verdict (``tops`` told), the sure one (``tops`` told and
-``tops_sure``: what the table app proposes a winner from, models/EXPERIMENTS.md "Whose hand: the
-rows' direction") and the clear one (``tops`` told and the evidence clear by :func:`up_clear`, the
+``tops_sure``: what the table app proposes a winner from, models/EXPERIMENTS.md "Whose hand, third
+candidate") and the clear one (``tops`` told and the evidence clear by :func:`up_clear`, the
 first candidate of models/EXPERIMENTS.md "Whose hand", not shipped): how many cases are proposed the
 right way, the wrong way, or not at all.
 """
