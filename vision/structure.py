@@ -423,9 +423,9 @@ def read_structure(lay: Layout) -> Structure:
 
 
 def alternatives(lay: Layout, st: Structure) -> list[tuple[str, Structure]]:
-    """The other plausible structures, each with what changes in words: a set melded only because it
-    lies apart taken as concealed; a set of three or four set apart in the concealed row taken as
-    melded; a kong of four alike shown face up taken as a pung and a tile."""
+    """The other plausible structures, each with what changes in words, tried where the likeliest
+    makes no winning hand: a set melded only because it lies apart taken as concealed; a set of three
+    or four set apart in the concealed row taken as melded."""
     out = []
     concealed = next((s for s in st.sets if s.kind == "concealed"), None)
     for k, s in enumerate(st.sets):
