@@ -507,6 +507,36 @@ def open_output(path: str):
     raise BatchError(f"{path}: --out must end in .jsonl, .csv or .sqlite")
 
 
+def reason(record: dict) -> str | None:
+    """Why a photo's record is no paying hand, in a person's words; None where it is one.
+
+    >>> reason({"path": "a.jpg", "status": "error", "error": {"message": "a.jpg: empty file"}})
+    'empty file'
+    >>> reason({"status": "not-a-win", "confirmed": True, "hand": "123m ...",
+    ...         "score": {"reason": "below the minimum: 3 fan needed, the hand has 1"}})
+    "the person's hand is not a paying win (below the minimum: 3 fan needed, the hand has 1)"
+    >>> reason({"status": "not-a-win", "confirmed": True, "hand": None})
+    'a person said the photo shows no winning hand'
+    """
+    status, error = record.get("status"), record.get("error") or {}
+    if status == "error":
+        message = error.get("message", "") or "could not be read"
+        path = record.get("path") or ""
+        return message.removeprefix(path + ": ") if path else message
+    if status == "no-hand":
+        return "the tiles read make no complete hand"
+    if status != "not-a-win":
+        return None
+    person = bool(record.get("confirmed"))
+    if person and not record.get("hand"):
+        return "a person said the photo shows no winning hand"
+    whose = "the person's hand" if person else "the hand read"
+    if error.get("message"):
+        return f"{whose} cannot be scored as it stands ({error['message']})"
+    why = (record.get("score") or {}).get("reason")
+    return f"{whose} is not a paying win" + (f" ({why})" if why else "")
+
+
 def _failure_line(record: dict) -> str:
     """A failed photo's path and what went wrong, the path once (most messages start with it).
 
@@ -543,8 +573,9 @@ class Progress:
                 print(file=self.stream)
         else:
             person = ", a person to check" if record.get("needs_person") and record["status"] != "error" else ""
-            print(f"{self.done}/{self.total} {record['status']}{person}: {record['path']}", file=self.stream,
-                  flush=True)
+            why = reason(record) if record.get("status") in ("error", "no-hand", "not-a-win") else None
+            print(f"{self.done}/{self.total} {record['status']}{person}: {record['path']}" + (f": {why}" if why else ""),
+                  file=self.stream, flush=True)
 
 
 # ---------------------------------------------------------------- the run
@@ -562,12 +593,15 @@ class Summary:
     confirmed: int = 0  # scored from a person's hand
     rescored: int = 0  # already recorded, scored again from their reading under a new row
     unused: list = field(default_factory=list)  # a line for each row of the CSV files that names no photo
+    unpaid: list = field(default_factory=list)  # a line for each person's hand that is no paying win
+    all_failed: bool = False  # every photo given is, as recorded now, one that could not be read
 
     def line(self) -> str:
         share = f" ({self.auto / self.read:.0%} of those read)" if self.read else ""
         photos = f"{self.found} photo{'' if self.found == 1 else 's'}"
         again = f", {self.rescored} scored again from their new row" if self.rescored else ""
-        person = f", {self.confirmed} from a person's hand" if self.confirmed else ""
+        unpaid = f" ({len(self.unpaid)} of them no paying win)" if self.unpaid else ""
+        person = f", {self.confirmed} from a person's hand{unpaid}" if self.confirmed else ""
         return (f"{photos}: {self.skipped} already recorded, {self.read} read, {self.auto} scored "
                 f"without a person{share}, {self.needs_person} need a person, {self.failed} failed, "
                 f"{self.duplicates} duplicates{again}{person}")
@@ -654,7 +688,16 @@ def _count(summary: Summary, record: dict) -> None:
     summary.scored += record["status"] == "scored"
     summary.auto += record["status"] == "scored" and not record.get("needs_person")
     summary.needs_person += bool(record.get("needs_person")) and record["status"] != "error"
-    summary.confirmed += bool(record.get("confirmed"))
+    _confirmed(summary, record)
+
+
+def _confirmed(summary: Summary, record: dict) -> None:
+    """A person's hand, counted; a line kept where it is no paying win (so it never leaves the
+    game unsaid)."""
+    if record.get("confirmed"):
+        summary.confirmed += 1
+        if record["status"] != "scored":
+            summary.unpaid.append(f"{record['path']}: {reason(record)}")
 
 
 def _jobs(photos: list[str], paths: list[str], planned: dict, records: list[dict], output, options: Options,
@@ -686,7 +729,7 @@ def _jobs(photos: list[str], paths: list[str], planned: dict, records: list[dict
                 record = rescore(was, options, plan)
                 output.write(record)
                 summary.rescored += 1
-                summary.confirmed += bool(record.get("confirmed"))
+                _confirmed(summary, record)
             else:
                 summary.skipped += 1
             continue
@@ -728,6 +771,8 @@ def run(paths: list[str], out: str, options: Options, workers: int = 1, dask: st
             output.write(record)
             _count(summary, record)
             bar.step(record)
+        now = {r["path"]: r["status"] for r in current(output.records())}
+        summary.all_failed = all(now.get(p) == "error" for p in photos)
     finally:
         output.close()
     return summary

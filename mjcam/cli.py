@@ -480,6 +480,8 @@ def cmd_batch(a: argparse.Namespace) -> int:
         print(summary.line(), file=sys.stderr)
         for line in summary.unused:
             print(f"mjcam: note: {line}", file=sys.stderr)
+        for line in summary.unpaid:  # a person's own hand is never left out unsaid
+            print(f"mjcam: note: {line}", file=sys.stderr)
         if expected is not None:
             output = open_output(a.out)
             try:
@@ -496,6 +498,10 @@ def cmd_batch(a: argparse.Namespace) -> int:
                 print(line, file=sys.stderr)
     except (BatchError, GameError) as e:
         raise UsageError(str(e)) from None
+    if summary.all_failed:  # each is recorded, but the run read nothing (docs/reference.md, exit codes)
+        n = summary.found
+        raise UsageError(f"none of the {n} photos could be read; {a.out} records why for each" if n > 1
+                         else f"the photo could not be read; {a.out} records why")
     return 0
 
 

@@ -22,7 +22,7 @@ import re
 import secrets
 from dataclasses import dataclass, field
 
-from mjcam.batch import BatchError, Options, Plan, current, open_output, rescore
+from mjcam.batch import BatchError, Options, Plan, current, open_output, reason, rescore
 from mjcam.scoring.tiles import SEATS
 from mjcam.service import CONDITIONS, WinFlags
 
@@ -99,6 +99,7 @@ class Night:
     taken_back: int = 0
     rescored: int = 0
     left_out: list[str] = field(default_factory=list)
+    unpaid: list[str] = field(default_factory=list)  # a line for each hand a person gave that is no paying win
 
     def lines(self, ledger: str) -> list[str]:
         if self.game_id is None:
@@ -111,6 +112,9 @@ class Night:
         if self.left_out:
             out.append(f"left out of the game until a person confirms them ({len(self.left_out)}):")
             out += [f"  {line}" for line in self.left_out]
+        if self.unpaid:
+            out.append(f"left out of the game as no paying win ({len(self.unpaid)}):")
+            out += [f"  {line}" for line in self.unpaid]
         return out
 
 
@@ -121,11 +125,9 @@ def _place(who: str, players: tuple[str, ...], state) -> int:
 
 def _why(r: dict) -> str:
     if r["status"] == "error":
-        return "could not be read: " + (r.get("error") or {}).get("message", "")
-    if r["status"] == "no-hand":
-        return "the tiles read make no complete hand"
-    if r["status"] == "not-a-win":
-        return "the hand read is not a legal win"
+        return "could not be read: " + reason(r)
+    if r["status"] in ("no-hand", "not-a-win"):
+        return reason(r)
     return "; ".join(r.get("check") or []) or "a person should check the tiles"
 
 
@@ -172,23 +174,25 @@ def _find_game(ledger, players: tuple[str, ...], hashes: set[str]) -> int | None
 
 
 def arrange(records: list[dict], options: Options, players: tuple[str, ...], game: dict,
-            person: tuple[str, object, str] | None = None) -> tuple[list[dict], list[str], dict[str, dict]]:
+            person: tuple[str, object, str] | None = None) -> tuple[list[dict], list[str], list[str], dict[str, dict]]:
     """The hands of the game ``game`` (the ledger's, or a new one's ``start_round``,
     ``dealer_keeps_on_draw`` and ``flowers_in_play``) from the current ``records``, in the order
     they were taken: each hand to record (its record, the winner's and discarder's places, the
-    flags), a line for each photo left out, and ``{path: record}`` of the records scored again as
-    the game has them. ``person``: (path, situation, hand) that a person gives one photo, scored in
-    its place as a confirmed hand."""
+    flags), a line for each photo left out until a person confirms it, a line for each hand a
+    person gave that is no paying win (or that they said shows none), and ``{path: record}`` of the
+    records scored again as the game has them. ``person``: (path, situation, hand) that a person
+    gives one photo, scored in its place as a confirmed hand."""
     from mjcam.ledger import Ledger
     from mjcam.sheets import Situation
 
-    wanted, left_out, rescored, played = [], [], {}, []
+    wanted, left_out, unpaid, rescored, played = [], [], [], {}, []
     for r in taken_order(records):
         mine = person is not None and r["path"] == person[0]
         if not mine and (r["status"] == "error" or r.get("needs_person")):
             left_out.append(f"{r['path']}: {_why(r)}")
             continue
-        if not mine and r["status"] != "scored":  # a person said it shows no winning hand
+        if not mine and r["status"] != "scored":  # a person's hand that is no paying win, or none at all
+            unpaid.append(f"{r['path']}: {_why(r)}")
             continue
         state = Ledger._state(game, played)
         if state.over:
@@ -208,12 +212,12 @@ def arrange(records: list[dict], options: Options, players: tuple[str, ...], gam
             r = rescored[r["path"]] = rescore(r, options, Plan(flags, given, hand))
             if r["status"] != "scored" or r.get("needs_person"):
                 if not mine:
-                    left_out.append(f"{r['path']}: {_why(r)}")
+                    (unpaid if r.get("confirmed") else left_out).append(f"{r['path']}: {_why(r)}")
                 continue
         wanted.append({"record": r, "winner": winner, "discarder": discarder,
                        "flags": {c: True for c in sorted(named)}})
         played.append({"kind": "win", "winner": winner, "dealer": state.dealer})
-    return wanted, left_out, rescored
+    return wanted, left_out, unpaid, rescored
 
 
 def game_of(ledger, records: list[dict], options: Options, players: tuple[str, ...]) -> tuple[int | None, dict]:
@@ -251,7 +255,7 @@ def build(out: str, players: tuple[str, ...], ledger_path: str) -> Night:
         house = {k: v for k, v in options.house if v is not None}
         gid, g = game_of(ledger, records, options, players)
         night = Night(gid)
-        wanted, night.left_out, rescored = arrange(records, options, players, g)
+        wanted, night.left_out, night.unpaid, rescored = arrange(records, options, players, g)
         for r in rescored.values():
             output.write(r)
         night.rescored = len(rescored)

@@ -192,8 +192,8 @@ def test_progress_plain_lines_when_not_a_terminal(capsys):
     buf = io.StringIO()
     p = Progress(2, buf)
     p.step({"status": "scored", "path": "a.jpg"})
-    p.step({"status": "error", "path": "b.jpg", "needs_person": True})
-    assert buf.getvalue() == "1/2 scored: a.jpg\n2/2 error: b.jpg\n"
+    p.step({"status": "error", "path": "b.jpg", "needs_person": True, "error": {"message": "b.jpg: empty file"}})
+    assert buf.getvalue() == "1/2 scored: a.jpg\n2/2 error: b.jpg: empty file\n"  # the reason, the path once
     buf = io.StringIO()
     Progress(1, buf).step({"status": "scored", "path": "c.jpg", "needs_person": True})  # scored, but not alone
     assert buf.getvalue() == "1/1 scored, a person to check: c.jpg\n"
@@ -241,3 +241,23 @@ def test_options_recorded_before_a_condition_existed_hold_its_default():
     from mjcam.batch import _differences
 
     assert _differences({**older, "situation": {**older["situation"], "seat": "S"}}, now) == "seat S there, E here"
+
+
+def test_every_photo_failing_says_why_for_each_and_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bb"
+    bad.mkdir()
+    (bad / "empty.jpg").write_bytes(b"")
+    (bad / "list.jpg").write_text("eggs, milk\n")
+    out = tmp_path / "r.jsonl"
+    for _ in range(2):  # and again, all of them already recorded: still nothing read
+        assert main(["batch", str(bad), "--out", str(out)]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert err[-1] == f"mjcam: error: none of the 2 photos could be read; {out} records why for each"
+    assert len(out.read_text().splitlines()) == 2  # each recorded once
+    assert main(["batch", str(bad / "empty.jpg"), "--out", str(tmp_path / "one.jsonl")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"1/1 error: {bad / 'empty.jpg'}: empty file"  # the reason on the progress line
+    assert err[-1].startswith("mjcam: error: the photo could not be read;")
+    # one photo read among failures: the run did its work
+    shutil.copy(os.path.join(SAMPLES, "hand-pungs.jpg"), bad / "hand.jpg")
+    assert main(["batch", str(bad), "--out", str(out)]) == 0

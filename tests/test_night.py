@@ -215,3 +215,27 @@ def test_corrections_file_rows_are_replaced_not_repeated(tmp_path):
     sheet = Sheet.read(path, "corrections")
     assert sheet.rows[0].situation == Situation("S", "W", ("last_tile",)) and sheet.rows[1].hand == ""
     assert json.dumps([r.photo for r in sheet.rows]) == '["b.jpg", "a.jpg"]'
+
+
+def test_a_persons_hand_that_is_no_paying_win_is_said_and_listed_out_of_the_game(night, capsys):
+    """A corrections hand below the minimum is no hand of the game: the progress line, the summary
+    and the game's list of photos left out each say so, and why."""
+    below = "123m 456p 789s 234m 5p +5p F2 S3"  # all chows on a discard: 1 fan, 3 needed
+    (night / "fix.csv").write_text(f"photo,hand,winner,discarder\nhand-pungs.jpg,{below},Ann,Bob\n"
+                                   "hand-bonus.jpg,,,\n")
+    out, ledger = night / "r.jsonl", night / "night.sqlite"
+    args = ["batch", str(night / "photos"), "--out", str(out), "--corrections", str(night / "fix.csv"),
+            "--game", PLAYERS, "--ledger", str(ledger)]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    why = "the person's hand is not a paying win (below the minimum: 3 fan needed, the hand has 1)"
+    pungs = str(night / "photos" / "hand-pungs.jpg")
+    assert f"not-a-win: {pungs}: {why}\n" in err  # the progress line
+    assert "2 from a person's hand (2 of them no paying win)" in err  # the summary
+    assert f"mjcam: note: {pungs}: {why}\n" in err
+    unpaid = err.split("left out of the game as no paying win (2):\n")[1].splitlines()
+    assert f"  {pungs}: {why}" in unpaid
+    assert f"  {night / 'photos' / 'hand-bonus.jpg'}: a person said the photo shows no winning hand" in unpaid
+    assert _by_name(_records(out))["hand-pungs.jpg"]["status"] == "not-a-win"
+    # the reader's own hand below the minimum says why too, while it waits for a person
+    assert "hand-layout.jpg: the hand read is not a paying win (below the minimum" in err

@@ -176,7 +176,7 @@ class Review:
 
                 records = [x for x in self.records.values() if x["status"] != "duplicate"]
                 _, g = game_of(Ledger(self.ledger), records, options, self.players)
-                _, _, rescored = arrange(records, options, self.players, g, (r["path"], given, hand))
+                _, _, _, rescored = arrange(records, options, self.players, g, (r["path"], given, hand))
                 if r["path"] not in rescored:  # (after the North round's last deal: scored as it stands)
                     raise HttpError("this hand comes after the game's last deal", 409)
                 return rescored[r["path"]]
