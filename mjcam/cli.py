@@ -385,7 +385,8 @@ def _confirm(reading, a: argparse.Namespace, out):
         prompt = "Enter accepts the proposed hand, or type the hand: " if proposed else "Type the hand: "
         print(prompt, end="", file=out, flush=True)
         line = sys.stdin.readline()
-        if not line:
+        if not line:  # (the error starts a line of its own, not after the prompt)
+            print(file=out, flush=True)
             raise UsageError("no answer on standard input (use --yes to accept the proposed hand)")
         line = line.strip()
         if not line:
@@ -401,6 +402,7 @@ def _confirm(reading, a: argparse.Namespace, out):
 
 def cmd_photo(a: argparse.Namespace) -> int:
     from mjcam.vision.io import ImageError
+    from mjcam.vision.trust import UNSCORABLE
 
     out = sys.stderr if a.json else sys.stdout
     ids = PRESET_IDS if a.rules == "all" else (a.rules,)
@@ -415,7 +417,14 @@ def cmd_photo(a: argparse.Namespace) -> int:
     verdict = judge(rec, ids, flags, house)
     if verdict.auto:
         print("  sure: no likely misreading of the photo changes the score", file=out)
+    try:  # a hand read that cannot be parsed is said once, with why, as it is confirmed (_confirm)
+        reading.hand
+        said_below = False
+    except NotationError:
+        said_below = True
     for d in verdict.doubts:
+        if d.kind == "hand" and d.message == UNSCORABLE and said_below:
+            continue  # said once, with why, as the hand is confirmed (_confirm)
         # a tile to check reads on from "check"; a fault of the whole hand is said as it is
         print(f"  check {d.message}" if d.kind != "hand" else f"  check the hand: {d.message}", file=out)
     text, hand = _confirm(reading, a, out)

@@ -204,7 +204,7 @@ def _tokenize(text: str) -> tuple[list[tuple[int, str, int, int, bool]], list[tu
             open_br = ""
             continue
         if kind == "nosuit":
-            raise NotationError("digits need a suit letter after them: m, p or s (or z for honours, 1z to 7z)", tok, pos)
+            raise NotationError("digits need a suit letter m, p or s after them (honours are E S W N Rd Gd Wd, or 1z to 7z) in", tok, pos)
         raise NotationError("unknown tile", tok, pos)
     if open_br:
         raise NotationError("set is not closed", open_br, open_pos)

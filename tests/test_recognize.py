@@ -615,7 +615,7 @@ def test_a_dim_photo_is_looked_at_and_read_brightened():
     spy, seen = _spying(shipped)
     rec = Recognizer(classifier=shipped.classifier, proposers=[spy], refiner=shipped.refiner, balance=False).read(dim)
     assert abs(brightness(seen[0]) - BRIGHT_TO) < 4
-    assert any("dim" in n for n in rec.notes)
+    assert any("the photo is dark: it was brightened" in n for n in rec.notes)
     assert [t.code for t in rec.tiles] == [t.code for t in shipped.read(image).tiles]
     spy, seen = _spying(shipped)
     rec = Recognizer(classifier=shipped.classifier, proposers=[spy], refiner=shipped.refiner, brighten=False,

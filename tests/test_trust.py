@@ -77,7 +77,7 @@ def test_winning_tiles_that_pay_alike_make_one_doubt():
     t = check(rec, seat="S")
     winning = [d for d in t.doubts if d.kind == "winning"]
     assert len(winning) == 1 and not t.auto
-    assert "with +4m limit" in winning[0].message and "+1m, +2m, +3m, +5m, +6m, +7m, +8m or +9m: " in winning[0].message
+    assert "with +4m a limit hand, " in winning[0].message and "+1m, +2m, +3m, +5m, +6m, +7m, +8m or +9m: " in winning[0].message
     marked = winning[0].to_json()["tiles"]  # every tile it names is marked to check, not the first alone
     assert len(marked) == 8 and sorted({rec.tiles[p].code for p in marked}) == [
         "1m", "2m", "3m", "5m", "6m", "7m", "8m", "9m"]

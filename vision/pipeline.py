@@ -165,8 +165,8 @@ class Recognizer:
                     r.notes.append(f"the photo looks stretched about {max(fx, fy):g} times {axis} it: "
                                    "read squeezed back")
                     r.squeeze = (float(fx), float(fy))
-        if loaded.gain != 1:
-            best.notes.append(f"the photo is dim: read {loaded.gain:.1f} times as bright")
+        if loaded.gain != 1 and best.tiles:  # (of a photo with no tiles in it, nothing to say)
+            best.notes.append("the photo is dark: it was brightened to read the tiles")
         best.elapse = elapse
         return best
 

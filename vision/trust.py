@@ -106,7 +106,7 @@ def _words(r) -> str:
         return "not a winning hand"
     if r.arrangement is None:
         return "not a winning hand"
-    fan = "limit" if r.limit else f"{r.fan} fan"
+    fan = "a limit hand" if r.limit else f"{r.fan} fan"
     if not r.legal:
         return f"{fan}, not a paying win ({r.reason})" if r.reason else f"{fan}, not a paying win"
     return f"{fan}, {r.points} points"
@@ -172,6 +172,26 @@ def check(rec, rules="hk-old-style", plausible: float = PLAUSIBLE, toss_up: floa
     return Trust(not doubts, doubts, weighing.readings, base)
 
 
+#: the doubt of a proposed hand that cannot be scored as it stands (the command line says why instead)
+UNSCORABLE = "the proposed hand cannot be scored"
+
+
+def unpaid(reason: str | None) -> str:
+    """The doubt of a proposed hand that is no paying win, its reason in brackets.
+
+    >>> unpaid("below the minimum: 3 fan needed, the hand has 2")
+    'the proposed hand is not a paying win (below the minimum: 3 fan needed, the hand has 2)'
+    >>> unpaid("not a winning hand: the tiles do not make four sets and a pair")
+    'the proposed hand is not a winning hand (the tiles do not make four sets and a pair)'
+    """
+    if not reason:
+        return "the proposed hand is not a paying win"
+    head, _, rest = reason.partition(": ")
+    if head == "not a winning hand" and rest:
+        return f"the proposed hand is not a winning hand ({rest})"
+    return f"the proposed hand is not a paying win ({reason})"
+
+
 def _refusal(rec, codes: list[str], hand_pos: list[int], rules, options: dict):
     """``(verdict, score)``: a verdict reached on the proposal alone (no hand written, a flower or
     season read twice, a hand that cannot be scored or is no paying win, four alike laid face up
@@ -183,9 +203,9 @@ def _refusal(rec, codes: list[str], hand_pos: list[int], rules, options: dict):
         return Trust(False, [Doubt("hand", "a flower or season is read twice: a set has one of each")]), None
     base = _score(rec.hand, rules, options)
     if base is None:
-        return Trust(False, [Doubt("hand", "the proposed hand cannot be scored")]), None
+        return Trust(False, [Doubt("hand", UNSCORABLE)]), None
     if not base.legal:
-        return Trust(False, [Doubt("hand", f"the proposed hand is no paying win: {base.reason}")], score=base), base
+        return Trust(False, [Doubt("hand", unpaid(base.reason))], score=base), base
     for g in rec.groups:  # four alike in the concealed part, taken as a kong only to make the tiles add up
         if g["kind"] == "concealed_kong" and not any(codes[p] == "back" for p in g["tiles"]):
             return Trust(False, [Doubt("hand", f"four {codes[g['tiles'][0]]} laid face up are taken as a concealed "
