@@ -326,3 +326,100 @@ def test_the_reading_is_corrected_by_taps_alone_on_a_phone(tmp_path):
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+
+
+def _fake_reading(codes, winning, notes, doubts):
+    """What the server answers an upload of a photo read as concealed ``codes`` (a stand-in for a
+    photo whose reading has these warnings)."""
+    import json
+
+    tiles = [{"code": c, "confidence": 0.99, "box": [40 * i, 0, 40 * i + 38, 50], "alternatives": []}
+             for i, c in enumerate(codes)]
+    hand = " ".join(c for i, c in enumerate(codes) if i != winning) + " +" + codes[winning]
+    rec = {"image": {"path": None, "width": 800, "height": 60}, "tiles": tiles,
+           "groups": [{"tiles": list(range(len(codes))), "melded": False, "kind": "concealed"}], "hand": hand,
+           "needs_confirmation": [], "notes": notes, "winning": winning, "tops": None, "tops_sure": False}
+    return json.dumps({"recognition": rec, "photo_id": None, "crops": [], "annotated": "data:,",
+                       "trust": {"auto": False, "doubts": doubts, "readings": 1}})
+
+
+def test_warnings_follow_the_edited_hand_and_record_says_why_it_is_closed(tmp_path):
+    """At 390x844: the warnings of a hand read with a phantom tile go once a tap removes it (and come
+    back, said of the hand as it stands, when a tile too many is added); a closed Record hand says
+    why beside it; one hand recorded is said in the singular; an empty photo is refused in a
+    player's words."""
+    port = free_port()
+    proc = serve(str(tmp_path / "game.sqlite"), port)
+    base = f"http://127.0.0.1:{port}"
+    codes = "Rd Rd Rd 1s 2s 3s 9s 9s 9s 4s 5s N N 7m 6s".split()  # 7m: a phantom tile
+    count = "15 tiles in the hand where a win has 14: a kong may not be set apart, a tile counted twice, " \
+            "or one lying beside the hand taken into it"
+    body = _fake_reading(codes, 14, [count], [{"kind": "hand", "message": "the proposed hand cannot be scored",
+                                               "tile": None, "tiles": []}])
+    try:
+        with playwright.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2, bypass_csp=True)
+            page.on("dialog", lambda d: d.accept())
+            page.goto(base + "/")
+            page.click("#start-game")
+            page.wait_for_selector("#game:not([hidden])")
+            assert "0 hands recorded" in page.inner_text("#deal")
+            assert "photograph or type it" in page.inner_text("#record-why")
+
+            empty = tmp_path / "empty.jpg"
+            empty.write_bytes(b"")
+            page.set_input_files("#photo", str(empty))
+            page.wait_for_function("document.querySelector('#message').textContent.includes('empty')")
+            assert page.inner_text("#message") == "The photo is empty: take it again, or choose another picture."
+
+            page.route("**/api/games/1/photos", lambda route: route.fulfill(
+                status=200, content_type="application/json", body=body))
+            page.set_input_files("#photo", os.path.join(SAMPLES, "hand-pungs.jpg"))
+            page.wait_for_selector("#reading:not([hidden]) button.tile")
+            notes = page.inner_text("#notes")
+            assert "The proposed hand cannot be scored." in notes and "15 tiles in the hand" in notes
+
+            page.click("#tiles button.tile[data-pos='13']")  # the phantom 7m: removed by two taps
+            page.wait_for_selector("#picker[open]")
+            page.click("#remove-tile")
+            assert page.input_value("#hand") == "Rd Rd Rd 1s 2s 3s 9s 9s 9s 4s 5s N N +6s"
+            page.wait_for_timeout(700)  # (the hand as it stands is checked after a pause in the edits)
+            notes = page.inner_text("#notes")
+            assert "cannot be scored" not in notes and "15 tiles" not in notes, notes
+            # a tile too many again: said of the hand as it stands
+            page.click("#tiles button.add[data-add='0']")
+            page.click("#picker-tiles button.tile[data-code='8m']")
+            page.wait_for_function("document.querySelector('#notes').textContent.includes('cannot be scored')")
+            assert "this one has 15" in page.inner_text("#notes")
+            page.click("#tiles button.tile[data-pos='15']")
+            page.click("#remove-tile")
+            page.wait_for_timeout(700)
+            assert "cannot be scored" not in page.inner_text("#notes")
+
+            page.select_option("#winner", "1")
+            page.select_option("#discarder", "0")
+            assert "score it first" in page.inner_text("#record-why")
+            page.click("#score")
+            page.wait_for_selector("#breakdown:not([hidden])")
+            assert not page.is_disabled("#record") and page.is_hidden("#record-why")
+            page.fill("#hand", "123m 456p 789s 234m 5p +5p")  # all chows: below the minimum
+            page.dispatch_event("#hand", "input")
+            page.click("#score")
+            page.wait_for_function("document.querySelector('#record-why').textContent.includes('minimum')")
+            assert page.is_disabled("#record")
+            why = page.locator("#record-why").bounding_box()
+            rec = page.locator("#record").bounding_box()
+            assert 0 <= why["y"] - (rec["y"] + rec["height"]) < 40  # just below the button, inside the phone
+            assert why["x"] + why["width"] <= 390
+            page.fill("#hand", "Rd Rd Rd 1s 2s 3s 9s 9s 9s 4s 5s N N +6s")
+            page.dispatch_event("#hand", "input")
+            page.click("#score")
+            page.wait_for_function("!document.querySelector('#record').disabled")
+            page.click("#record")
+            page.wait_for_selector("#history li")
+            assert "1 hand recorded" in page.inner_text("#deal")
+            browser.close()
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()

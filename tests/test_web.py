@@ -103,7 +103,7 @@ def test_a_photo_s_flowers_are_doubted_in_a_game_without_them(client):
 
 
 @pytest.mark.parametrize("data, status, words", [
-    (b"", 400, "no photo"),
+    (b"", 400, "the photo is empty: take it again, or choose another picture"),
     (b"GIF89a? just words pretending", 415, "not a picture"),
     ("cut", 400, "corrupt or truncated"),
 ])

@@ -143,7 +143,7 @@ async def _first_chunk(request: Request):
         while not first:
             first = await stream.__anext__()
     except StopAsyncIteration:
-        raise HttpError("no photo in the request (send the picture's bytes as the body)") from None
+        raise HttpError("the photo is empty: take it again, or choose another picture") from None
     return first, stream
 
 

@@ -33,6 +33,7 @@ let crops = [];         // the current photo's tile crops (URLs), by tile positi
 let trust = null;       // whether the reading may be trusted as read, and why not
 let previewed = null;   // the hand text that was last scored legal
 let requestId = null;   // one per hand being recorded: a retry reuses it
+let proposal = null;    // the hand text as the photo was read: the reading's warnings are of that hand
 
 function newRequestId() {
   return (crypto.randomUUID ? crypto.randomUUID() : Date.now() + "-" + Math.random().toString(16).slice(2));
@@ -160,7 +161,8 @@ function renderGame() {
   const dealer = game.players[game.dealer];
   $("#where").textContent = `game ${game.id}`;
   $("#deal").textContent = game.over ? "The game is over (the North round has been played)." :
-    `${WIND[game.round]} round · dealer ${dealer} · ${game.hands_recorded} hand(s) recorded · ${game.preset}`;
+    `${WIND[game.round]} round · dealer ${dealer} · ${game.hands_recorded} hand${game.hands_recorded === 1 ? "" : "s"} ` +
+    `recorded · ${game.preset}`;
   $("#totals tbody").innerHTML = game.players.map((p, i) =>
     `<tr${i === game.dealer ? ' class="dealer"' : ""}><td>${esc(p)}</td><td>${WIND[game.seats[i]]}</td>` +
     `<td class="num" data-player="${i}">${game.totals[i]}</td></tr>`).join("");
@@ -187,6 +189,7 @@ function renderGame() {
 function resetHand() {
   // every hand starts clean: no winner and no way of winning carried over from the last one
   reading = null; photoId = null; previewed = null; crops = []; trust = null; requestId = newRequestId();
+  proposal = null; checked = null;
   $("#winner").value = "";
   $("#discarder").value = "";
   $("#proposed").textContent = "";
@@ -196,7 +199,7 @@ function resetHand() {
   $("#edit-note").textContent = "";
   fitHand();
   $("#photo").value = "";
-  $("#record").disabled = true;
+  canRecord(false);
   document.querySelectorAll("#flags input").forEach((c) => { c.checked = false; });
 }
 
@@ -206,6 +209,7 @@ $("#photo").addEventListener("change", async () => {
   const file = $("#photo").files[0];
   if (!file) return;
   if (file.size > meta.max_upload) { show(`the photo is over ${meta.max_upload / 1048576} MB`); return; }
+  if (!file.size) { show("The photo is empty: take it again, or choose another picture."); return; }
   show("Reading the photo…", true);
   try {
     const r = await api("POST", `/api/games/${game.id}/photos`, undefined, file);
@@ -221,19 +225,61 @@ $("#photo").addEventListener("change", async () => {
     reading.needs_confirmation = [...doubtful].sort((a, b) => a - b);
     $("#annotated").src = r.annotated;
     $("#reading").hidden = false;
+    proposal = null;
     renderTiles();
     composeHand();
+    proposal = $("#hand").value.trim();
     proposeWinner(reading.tops, reading.tops_sure);
-    // what the recogniser noticed (a guessed winning tile, a colour cast, a tile short of a hand ...) and,
-    // first, what a likely misreading would change
-    const why = ((trust && trust.doubts) || []).map((d) => `<li class="doubt">${esc(doubtWords(d))}</li>`);
-    $("#notes").innerHTML = why.join("") + (reading.notes || []).map((x) => `<li>${esc(x)}</li>`).join("");
+    renderNotes(null);
     const n = reading.needs_confirmation.length;
     const sure = trust && trust.auto ? "; no likely misreading changes the score" : "";
     show(reading.tiles.length ? `${reading.tiles.length} tiles read` + (n ? `; check the ${n} marked ?` : sure) :
       "No tiles found: type or tap the hand in", true);
   } catch (e) { show(e.message); }
 });
+
+// what the recogniser noticed (a guessed winning tile, a colour cast, a tile short of a hand ...) and, first,
+// what a likely misreading would change. Once the hand is edited, what was said of the hand as read goes
+// (what is wrong with it as a whole, how many tiles it has, the doubts of tiles since corrected) and
+// `problem`, what is wrong with the hand as it now stands, is said instead
+const COUNT_NOTE = /tiles in the hand where a win has/;
+function renderNotes(problem) {
+  if (!reading) return;
+  const edited = proposal !== null && $("#hand").value.trim() !== proposal;
+  const open = new Set(reading.needs_confirmation);
+  const doubts = ((trust && trust.doubts) || []).filter((d) => !edited ||
+    (d.kind !== "hand" && (d.tiles || [d.tile]).some((t) => open.has(t))));
+  const notes = (reading.notes || []).filter((x) => !edited || !COUNT_NOTE.test(x));
+  $("#notes").innerHTML = (problem ? `<li class="doubt">${esc(problem)}</li>` : "") +
+    doubts.map((d) => `<li class="doubt">${esc(doubtWords(d))}</li>`).join("") +
+    notes.map((x) => `<li>${esc(x)}</li>`).join("");
+}
+
+// the edited hand checked as it stands (scored for whoever is chosen, or the first player): whether it
+// can be scored and makes a winning hand at all; the answer to the latest edit only is shown
+let checked = null, checkTimer = null, checkSeq = 0;
+function recheck() {
+  if (!reading || proposal === null) return;
+  const text = $("#hand").value.trim();
+  if (text === checked) return;
+  checked = text;
+  clearTimeout(checkTimer);
+  const seq = ++checkSeq;
+  renderNotes(null);  // the warnings of the hand as read go at once
+  if (!text || text === proposal) return;
+  checkTimer = setTimeout(async () => {
+    const s = situation();
+    const winner = s.winner === null ? 0 : s.winner;
+    let problem = null;
+    try {
+      const r = await api("POST", `/api/games/${game.id}/preview`,
+        { hand: text, winner, discarder: s.discarder === winner ? null : s.discarder, flags: {} });
+      if (!r.score.arrangement) problem = sentence("The hand is " + (r.score.reason || "not a winning hand"));
+    } catch (e) { problem = sentence("The hand cannot be scored: " + e.message); }
+    if (seq === checkSeq) renderNotes(problem);
+  }, 300);
+}
+function sentence(t) { return /[.!?]$/.test(t) ? t : t + "."; }
 
 // a doubt as the page says it: a tile to check, or (kind "hand") what is wrong with the hand as a whole
 function doubtWords(d) {
@@ -484,7 +530,15 @@ $("#keypad").addEventListener("click", (e) => {
   fitHand(); handChanged();
 });
 
-function handChanged() { previewed = null; $("#record").disabled = true; }
+function handChanged() { previewed = null; canRecord(false); recheck(); }
+
+// Record hand is open only for a hand just scored as a paying win; while it is not, the line beside it
+// says why
+function canRecord(yes, why) {
+  $("#record").disabled = !yes;
+  $("#record-why").textContent = yes ? "" : why ||
+    ($("#hand").value.trim() ? "To record the hand, score it first." : "To record a hand, photograph or type it, then score it.");
+}
 $("#hand").addEventListener("input", () => { fitHand(); handChanged(); });
 $("#winner").addEventListener("change", handChanged);
 $("#discarder").addEventListener("change", handChanged);
@@ -511,9 +565,9 @@ $("#score").addEventListener("click", async () => {
       { hand: s.hand, winner: s.winner, discarder: s.discarder, flags: s.flags });
     renderBreakdown(r);
     previewed = r.legal ? s.hand : null;
-    $("#record").disabled = !r.legal;
+    canRecord(r.legal, `Not recorded: not a paying win (${r.score.reason || "not a legal win"}).`);
     show(r.legal ? "" : (r.score.reason || "not a legal win"), r.legal);
-  } catch (e) { show(e.message); }
+  } catch (e) { show(e.message); canRecord(false, "Not recorded: the hand cannot be scored as it stands."); }
 });
 
 function renderBreakdown(r) {
@@ -542,7 +596,7 @@ $("#record").addEventListener("click", async () => {
     });
     show("Hand recorded", true);
     renderGame(); resetHand();
-  } catch (e) { show(e.message); $("#record").disabled = false; }
+  } catch (e) { show(e.message); canRecord(true); }
 });
 
 $("#draw").addEventListener("click", async () => {
