@@ -84,12 +84,33 @@ def test_review_confirms_a_corrected_hand_into_results_corrections_and_game(tmp_
             page.wait_for_selector("#picker[open]")
             page.click("#picker-tiles button.tile[data-code='3s']")
             assert "3s 3s 4s" in page.input_value("#hand") and "2s" not in page.input_value("#hand")
+            # a phantom tile goes by two taps, as in the table app: the 9p that is not the winning tile
+            page.locator("#tiles button.tile:not(.winning)", has_text="9p").first.click()
+            page.wait_for_selector("#picker[open]")
+            assert page.is_visible("#remove-tile") and page.is_visible("#move-to button")
+            page.click("#remove-tile")
+            assert page.is_hidden("#picker") and page.input_value("#hand").count("9p") == 1
+            assert page.input_value("#hand").endswith("+9p")
+            # a tile moved out of its set and back
+            pung = page.locator("#tiles button.tile", has_text="7p").first
+            pos = pung.get_attribute("data-pos")
+            pung.click()
+            page.locator("#move-to button", has_text="concealed").first.click()
+            assert "[7p7p]" in page.input_value("#hand")
+            page.click(f"#tiles button.tile[data-pos='{pos}']")
+            page.locator("#move-to button", has_text="7p 7p").click()
+            assert "[7p7p7p]" in page.input_value("#hand")
+            shot("review-1b-edited.png")
             page.fill("#hand", "[RdRdRd] [123s] [999s] 45s NN +6s")  # or the whole hand typed
             page.select_option("#winner", "Cat")
             page.select_option("#discarder", "Ann")
             page.click("#score")
             page.wait_for_selector("#result:not([hidden])")
             assert "fan" in page.inner_text("#result") and "points" in page.inner_text("#result")
+            # the payments by the players' names, in their order: Cat won on Ann's discard
+            pays = page.evaluate("[...document.querySelectorAll('#result .payments > div')].map((d) => d.innerText)")
+            assert [p.split("\n")[0] for p in pays] == ["Ann", "Bob", "Cat", "Dan"], pays
+            assert pays[2].split("\n")[-1].startswith("+") and pays[0].split("\n")[-1].startswith("-")
             shot("review-2-scored.png")
             page.click("#confirm")
             page.wait_for_function("document.querySelector('#message').textContent.includes('Confirmed')")

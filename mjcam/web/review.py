@@ -27,6 +27,7 @@ from starlette.routing import Route
 
 from mjcam.batch import BatchError, current, open_output, rescore, situated
 from mjcam.night import GameError, arrange, build, game_of, options_of, parse_players
+from mjcam.scoring.tiles import SEATS
 from mjcam.service import CONDITIONS
 from mjcam.sheets import SheetError, Situation, _who, flag_names, photo_name, save_correction
 from mjcam.web.guard import Field, Guard, HttpError, error_response, read_json, text
@@ -105,6 +106,7 @@ class Review:
             "flags": [c for c in CONDITIONS if sit.get(c)]}
         score = r.get("score") or {}
         return {"id": n, "name": os.path.basename(r["path"]), "path": r["path"], "status": r["status"],
+                "names": self.names(r),
                 "confirmed": bool(r.get("confirmed")), "hand": r.get("hand") or "",
                 "proposed": r.get("proposed", r.get("hand")) or "", "why": why,
                 "tiles": r.get("tiles") or [], "groups": r.get("groups") or [], "winning": r.get("winning"),
@@ -141,6 +143,21 @@ class Review:
                 self.pictures.popitem(last=False)
         return made
 
+    def names(self, record: dict, winner: int | None = None) -> dict[str, str] | None:
+        """``{seat: player}`` at the record's hand, where the photos are a game: from the winner's
+        place (``winner``; else the winner the person named) and the seat the hand was scored
+        with. None where the game has no names, or the winner was given as a seat."""
+        seat = (record.get("situation") or {}).get("seat")
+        if not self.players or seat not in SEATS:
+            return None
+        if winner is None:
+            given = Situation.from_json(record.get("given"))
+            if given is None or given.winner not in self.players:
+                return None
+            winner = self.players.index(given.winner)
+        dealer = (winner - SEATS.index(seat)) % 4
+        return {s: self.players[(dealer + i) % 4] for i, s in enumerate(SEATS)}
+
     # ------------------------------------------------------------ scoring and confirming
 
     def _given(self, body: dict) -> Situation:
@@ -157,6 +174,10 @@ class Review:
     def candidate(self, n: int, body: dict) -> dict:
         """The photo's record as the person has it: their hand scored under their situation (in a
         game, as the game has it at that hand)."""
+        return self.weighed(n, body)[0]
+
+    def weighed(self, n: int, body: dict) -> tuple[dict, dict[str, str] | None]:
+        """:meth:`candidate`, and who sits in each seat at that hand (:meth:`names`)."""
         from mjcam.batch import Plan
         from mjcam.scoring import ContextError, NotationError, WinContext
 
@@ -176,16 +197,19 @@ class Review:
 
                 records = [x for x in self.records.values() if x["status"] != "duplicate"]
                 _, g = game_of(Ledger(self.ledger), records, options, self.players)
-                _, _, _, rescored = arrange(records, options, self.players, g, (r["path"], given, hand))
+                wanted, _, _, rescored = arrange(records, options, self.players, g, (r["path"], given, hand))
                 if r["path"] not in rescored:  # (after the North round's last deal: scored as it stands)
                     raise HttpError("this hand comes after the game's last deal", 409)
-                return rescored[r["path"]]
+                new = rescored[r["path"]]
+                place = next((w["winner"] for w in wanted if w["record"]["path"] == r["path"]), None)
+                return new, self.names(new, place)
             seat_of = (lambda who: "ESWN"[self.players.index(who)] if who in self.players else who)
             flags = situated(options.flags, given, seat_of)
             WinContext(**flags.situation())
         except (ContextError, GameError) as e:
             raise HttpError(str(e), 422) from None
-        return rescore(r, options, Plan(flags, given, hand))
+        new = rescore(r, options, Plan(flags, given, hand))
+        return new, self.names(new)
 
     def confirm(self, n: int, body: dict) -> dict:
         new = self.candidate(n, body)
@@ -275,12 +299,12 @@ async def preview(request: Request):
     from starlette.concurrency import run_in_threadpool
 
     body = await read_json(request, BODY)
-    r = await run_in_threadpool(_review(request).candidate, int(request.path_params["n"]), body)
+    r, names = await run_in_threadpool(_review(request).weighed, int(request.path_params["n"]), body)
     score = r.get("score") or {}
     return JSONResponse({"status": r["status"], "hand": r.get("hand"), "legal": bool(r.get("legal")),
                          "error": (r.get("error") or {}).get("message"),
                          "score": {k: score.get(k) for k in ("legal", "reason", "fan", "points", "payments", "patterns")}
-                         if score else None, "situation": r.get("situation")})
+                         if score else None, "situation": r.get("situation"), "names": names})
 
 
 async def confirm(request: Request):

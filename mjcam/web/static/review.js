@@ -17,7 +17,7 @@ function face(code) {
 let data = null;     // the listing: token, flags, tiles, players, photos
 let at = 0;          // the photo shown
 let item = null;     // a working copy of it, tiles edited in place
-let picking = null;  // the tile being corrected
+let picking = null;  // {pos}: the tile tapped; {add: group}: a tile to add to that set
 
 function show(text, ok) {
   const m = $("#message");
@@ -80,39 +80,92 @@ function open(n) {
   $("#result").hidden = true;
   $("#prev").disabled = n === 0;
   $("#next").disabled = n === data.photos.length - 1;
-  if (p.confirmed && p.score) renderScore(p.score, true);
+  if (p.confirmed && p.score) renderScore(p.score, true, p.names);
+}
+
+// the tiles are edited as in the table app: a tile changed, removed, added, moved or made the winning
+// tile, the hand text written again from them after each
+const KIND_WORDS = { bonus: "bonus", concealed_kong: "concealed kong", kong: "exposed kong", concealed: "concealed",
+                     stray: "not in the hand" };
+function setLabel(g) {
+  if (g.melded && g.kind !== "kong") return "melded";
+  return KIND_WORDS[g.kind] || (g.melded ? "melded" : "concealed");
 }
 
 function renderTiles() {
   const flagged = new Set(item.needs_confirmation);
-  $("#tiles").innerHTML = item.groups.map((g) => {
-    const label = g.kind === "bonus" ? "bonus" : g.kind === "concealed_kong" ? "concealed kong" :
-      g.kind === "stray" ? "not in the hand" : (g.melded ? "melded" : "concealed");
+  $("#tiles").innerHTML = item.groups.map((g, gi) => {
     const tiles = g.tiles.map((k) => {
       const t = item.tiles[k];
-      return `<button class="tile read${flagged.has(k) ? " flagged" : ""}" data-pos="${k}">` +
-        `<img class="crop" src="/api/review/${at}/tiles/${k}.jpg" alt="tile ${k + 1} in the photo">` +
-        face(t.code) + `<span class="code">${esc(t.code)}${flagged.has(k) ? "?" : ""}</span></button>`;
+      const won = k === item.winning;
+      const crop = t.added ? "" : `<img class="crop" src="/api/review/${at}/tiles/${k}.jpg" alt="tile ${k + 1} in the photo">`;
+      return `<button class="tile read${flagged.has(k) ? " flagged" : ""}${won ? " winning" : ""}" data-pos="${k}">` +
+        crop + face(t.code) + `<span class="code">${won ? "+" : ""}${esc(t.code)}${flagged.has(k) ? "?" : ""}</span></button>`;
     }).join("");
-    return `<div class="set"><span class="set-label">${label}</span><div>${tiles}</div></div>`;
+    const add = g.kind === "bonus" ? "" :
+      `<button class="add" data-add="${gi}" title="add a tile to this set" aria-label="add a tile here">+</button>`;
+    return `<div class="set"><span class="set-label">${setLabel(g)}</span><div>${tiles}${add}</div></div>`;
   }).join("");
+}
+
+function groupOf(k) { return item.groups.findIndex((g) => g.tiles.includes(k)); }
+
+function moveTargets(k) {
+  // where a tile may go: any other set of the hand (or the tiles set aside), the concealed tiles, a set of its own
+  const here = groupOf(k);
+  const out = item.groups.map((g, gi) => gi === here || g.kind === "bonus" ? "" :
+    `<button type="button" class="quiet" data-move="${gi}">${esc(setLabel(g))} ` +
+    g.tiles.map((q) => esc(item.tiles[q].code)).join(" ") + "</button>");
+  if (!item.groups.some((g, gi) => gi !== here && g.kind === "concealed" && !g.melded)) {
+    out.push(`<button type="button" class="quiet" data-move="concealed">the concealed tiles</button>`);
+  }
+  if (item.groups[here] && item.groups[here].tiles.length > 1) {
+    out.push(`<button type="button" class="quiet" data-move="new">a set of its own</button>`);
+  }
+  return out.join("");
+}
+
+function concealedGroup() {
+  let g = item.groups.find((x) => x.kind === "concealed" && !x.melded);
+  if (!g) { g = { tiles: [], melded: false, kind: "concealed" }; item.groups.push(g); }
+  return g;
+}
+
+function newGroup(after) {
+  // a set of its own, just after the one the tile came from: melded unless it came from the concealed tiles
+  const from = item.groups[after];
+  const g = { tiles: [], melded: from.kind !== "concealed", kind: from.kind === "concealed" ? "concealed" : "melded" };
+  item.groups.splice(after + 1, 0, g);
+  return g;
+}
+
+function unflag(k) { item.needs_confirmation = item.needs_confirmation.filter((x) => x !== k); }
+
+function edited() {
+  $("#picker").close();
+  picking = null;
+  item.groups = item.groups.filter((g) => g.tiles.length);  // a set emptied by a move or removal goes
+  renderTiles(); composeHand();
 }
 
 function composeHand() {
   // the notation of the corrected reading: melded sets in [], concealed kongs in {}, +winning tile
-  const parts = [], concealed = [], bonus = [];
+  const parts = [], bonus = [], hidden = [];
   const code = (k) => item.tiles[k].code;
+  const kongFace = (g) => g.tiles.map(code).find((c) => c !== "back") || "back";
   for (const g of item.groups) {
     if (g.kind === "stray") continue;
     if (g.kind === "bonus") { bonus.push(...g.tiles.map(code)); continue; }
-    if (g.kind === "concealed_kong") {
-      const f = g.tiles.map(code).find((c) => c !== "back") || "back";
-      parts.push("{" + f.repeat(4) + "}");
-      continue;
-    }
-    if (g.melded) parts.push("[" + g.tiles.map(code).join("") + "]");
-    else concealed.push(...g.tiles.filter((k) => k !== item.winning).map(code));
+    if (g.kind === "concealed_kong") { parts.push("{" + kongFace(g).repeat(4) + "}"); continue; }
+    if (g.melded) parts.push("[" + (g.kind === "kong" ? kongFace(g).repeat(4) : g.tiles.map(code).join("")) + "]");
+    else hidden.push(...g.tiles);
   }
+  if (hidden.length && !hidden.includes(item.winning)) {
+    // no winning tile among the concealed ones (it was removed or moved): the last concealed tile is taken
+    item.winning = hidden[hidden.length - 1];
+    renderTiles();
+  } else if (!hidden.length) item.winning = null;
+  const concealed = hidden.filter((k) => k !== item.winning).map(code);
   let text = parts.concat(concealed, bonus).join(" ");
   if (item.winning !== null && item.winning !== undefined) text += " +" + code(item.winning);
   $("#hand").value = text;
@@ -120,17 +173,60 @@ function composeHand() {
 }
 
 $("#tiles").addEventListener("click", (e) => {
-  const b = e.target.closest("button.tile");
-  if (b) { picking = +b.dataset.pos; $("#picker").showModal(); }
+  const tile = e.target.closest("button.tile");
+  const add = e.target.closest("button.add");
+  if (tile) {
+    const k = +tile.dataset.pos;
+    picking = { pos: k };
+    $("#picker-title").textContent = `Tile ${k + 1}, read as ${item.tiles[k].code}: tap what it really is, or`;
+    $("#tile-actions").hidden = false;
+    const g = item.groups[groupOf(k)];
+    $("#make-winning").hidden = k === item.winning || !g || g.kind === "bonus";
+    $("#move-to").innerHTML = moveTargets(k);
+    $("#picker").showModal();
+  }
+  if (add) {
+    picking = { add: +add.dataset.add };
+    $("#picker-title").textContent = "Which tile is missing here?";
+    $("#tile-actions").hidden = true;
+    $("#picker").showModal();
+  }
 });
 $("#picker-tiles").addEventListener("click", (e) => {
   const b = e.target.closest("button.tile");
   if (!b || picking === null) return;
-  item.tiles[picking].code = b.dataset.code;
-  item.needs_confirmation = item.needs_confirmation.filter((k) => k !== picking);
-  picking = null;
-  $("#picker").close();
-  renderTiles(); composeHand();
+  if (picking.add !== undefined) {  // a tile the photo missed, added to the set whose + was tapped
+    item.tiles.push({ code: b.dataset.code, confidence: 1, box: null, alternatives: [], added: true });
+    item.groups[picking.add].tiles.push(item.tiles.length - 1);
+  } else {
+    item.tiles[picking.pos].code = b.dataset.code;
+    unflag(picking.pos);
+  }
+  edited();
+});
+$("#tile-actions").addEventListener("click", (e) => {
+  const b = e.target.closest("button");
+  if (!b || picking === null || picking.pos === undefined) return;
+  const k = picking.pos, here = groupOf(k);
+  if (b.id === "make-winning") {
+    const g = item.groups[here];
+    if (g.melded || g.kind !== "concealed") {  // the winning tile is one of the concealed tiles: it goes there
+      g.tiles = g.tiles.filter((q) => q !== k);
+      concealedGroup().tiles.push(k);
+    }
+    item.winning = k;
+  } else if (b.id === "remove-tile") {
+    if (here >= 0) item.groups[here].tiles = item.groups[here].tiles.filter((q) => q !== k);
+    if (item.winning === k) item.winning = null;
+    unflag(k);
+  } else if (b.dataset.move !== undefined) {
+    const to = b.dataset.move === "concealed" ? concealedGroup() :
+      b.dataset.move === "new" ? newGroup(here) : item.groups[+b.dataset.move];
+    item.groups[here].tiles = item.groups[here].tiles.filter((q) => q !== k);
+    to.tiles.push(k);
+    if (to.kind === "stray" && item.winning === k) item.winning = null;
+  } else return;
+  edited();
 });
 
 function situation(hand) {
@@ -140,9 +236,13 @@ function situation(hand) {
            flags: [...document.querySelectorAll("#flags input:checked")].map((c) => c.value) };
 }
 
-function renderScore(sc, done) {
-  const pays = sc.payments ? Object.entries(sc.payments).map(([s, v]) =>
-    `<div><b>${WIND[s]}</b><br>${v > 0 ? "+" : ""}${v}</div>`).join("") : "";
+function renderScore(sc, done, names) {
+  // each seat's payment, by the player's name where the photos are a game (in the players' order)
+  const seats = names ? (data.players || []).map((p) => Object.keys(names).find((s) => names[s] === p)) :
+    Object.keys(sc.payments || {});
+  const pays = sc.payments ? seats.map((s) => [s, sc.payments[s]]).map(([s, v]) =>
+    `<div><b>${esc(names ? names[s] : WIND[s])}</b>${names ? `<br><small>${WIND[s]}</small>` : ""}` +
+    `<br>${v > 0 ? "+" : ""}${v}</div>`).join("") : "";
   const pats = (sc.patterns || []).map((p) => `<li>${esc(p.name)}: ${p.fan}</li>`).join("");
   $("#result").innerHTML = sc.legal ?
     `<p><b id="fan">${sc.fan} fan</b> · <span id="points">${sc.points} points</span>${done ? " · confirmed" : ""}</p>` +
@@ -163,8 +263,8 @@ $("#score").addEventListener("click", async () => {
   if (!ready()) return;
   try {
     const r = await api("POST", `/api/review/${at}/preview`, s);
-    if (r.score) renderScore(r.score, false); else show(r.error || "the hand cannot be scored");
-    show("", true);
+    if (r.score) { renderScore(r.score, false, r.names); show("", true); }
+    else show(r.error || "the hand cannot be scored");
   } catch (e) { show(e.message); }
 });
 
