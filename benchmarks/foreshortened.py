@@ -2,11 +2,14 @@
 sees them, read by the recogniser.
 
     python -m benchmarks.foreshortened [--data ../shared/data] [--model X.onnx] [--baseline Y.onnx]
-        [--squash 1.0,0.8,0.65,0.5] [--per 6] [--json FILE]
+        [--squash 1.0,0.8,0.65,0.5] [--per 6] [--photos held-out|tuning] [--json FILE]
 
 Tiles: crops of real tiles from the photos no model was trained or tuned on (the rethink-bonus
 test photos and the unseen set: :func:`datasets.scenes.face_bank`, as ``benchmarks.hand_eval``
-draws its rendered hands from), up to ``--per`` of each of the 42 tiles. Each crop is
+draws its rendered hands from), up to ``--per`` of each of the 42 tiles; with ``--photos tuning``,
+from the photos that choose the classifier's epoch instead (HK train's and rethink-bonus's tuning
+shares: never trained on, so that training settings can be chosen there without looking at the
+held-out crops). Each crop is
 laid five times side by side on a table cloth, 58 px wide, its height its own shape's times the
 squash (1.0: seen from straight above; 0.5: from about 30° above the table), and the picture is
 read end to end (found and read). Printed per squash: tiles read right (a row's tiles read as its
@@ -87,16 +90,20 @@ def main(argv=None) -> None:
     ap.add_argument("--baseline", help="another classifier read beside it")
     ap.add_argument("--squash", default="1.0,0.8,0.65,0.5", help="the faces' heights, times their own shape's")
     ap.add_argument("--per", type=int, default=6, help="crops of each tile (different photos where there are)")
+    ap.add_argument("--photos", choices=("held-out", "tuning"), default="held-out",
+                    help="the crops' photos: held-out (rethink test and the unseen set; the figures) or tuning "
+                         "(HK train's and rethink-bonus's tuning shares; for choosing settings)")
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args(argv)
     from datasets.scenes import face_bank
     from datasets.splits import split
 
     s = split(a.data)
-    bank = face_bank(s.rethink_test + s.unseen_set, per_code=a.per)
+    records = s.rethink_test + s.unseen_set if a.photos == "held-out" else s.hk_tune + s.rethink_tune
+    bank = face_bank(records, per_code=a.per)
     bank = {c: v for c, v in bank.items() if c not in ("back", "not-a-tile")}
     rows = {float(q): scenes(bank, float(q), a.per) for q in a.squash.split(",")}
-    print(f"{len(bank)} tiles, {sum(len(v[:a.per]) for v in bank.values())} crops; rows of {ROW}", flush=True)
+    print(f"{a.photos} photos: {len(bank)} tiles, {sum(len(v[:a.per]) for v in bank.values())} crops; rows of {ROW}", flush=True)
     results = {}
     for name, model in (("model", a.model), ("baseline", a.baseline)):
         if name == "baseline" and not model:

@@ -29,7 +29,7 @@ from datasets.crops import (CropSet, crops_from_photos, crops_from_tile_images, 
                            whole_tiled)
 from datasets.readers import read_crop_csv, read_yolo
 from datasets.splits import Splits, split
-from mjcam.vision.labels import CLASSES
+from mjcam.vision.labels import CLASS_INDEX, CLASSES, NOT_A_TILE
 from mjcam.vision.preprocess import to_tensor
 
 from . import eight_bit
@@ -55,9 +55,14 @@ def occluded(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return x
 
 
+NOT_A_TILE_INDEX = CLASS_INDEX[NOT_A_TILE]
+
+
 class Views(Dataset):
     """Augmented views (turned, sideways, slanted, relit, colour cast, blurred, JPEG, occluded;
-    never mirrored) of a crop set at ``size`` pixels, new each epoch."""
+    never mirrored) of a crop set at ``size`` pixels, new each epoch. ``foreshorten`` and ``tops``
+    (:func:`datasets.augment.view`) are drawn for tiles only: a not-a-tile crop (table, rack, a
+    tile's edge) is viewed as before, so that nothing squashed or topped is taught as no tile."""
 
     def __init__(self, crops: CropSet, size: int, seed: int = 0, occlude: float = 0.15, cast: float = 0.2,
                  foreshorten: float = 0.0, tops: float = 0.0):
@@ -69,8 +74,9 @@ class Views(Dataset):
 
     def __getitem__(self, key):
         rng, i = view_rng(self.seed, self.epoch, key)
+        tile = int(self.crops.labels[i]) != NOT_A_TILE_INDEX
         x = view(self.crops.images[i], self.crops.sizes[i], rng, out=self.size, cast=self.cast,
-                 foreshorten=self.foreshorten, tops=self.tops)
+                 foreshorten=self.foreshorten if tile else 0.0, tops=self.tops if tile else 0.0)
         if rng.random() < self.occlude:
             x = occluded(x, rng)
         return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), int(self.crops.labels[i])
@@ -241,10 +247,11 @@ def main(argv=None) -> None:
                          "when it reads a photo (default); as-labelled — the labelled part")
     ap.add_argument("--foreshorten", type=float, default=0.0, metavar="P",
                     help="a share P of the views photographed from a seat above the table: squashed down the photo "
-                         "by 0.45-0.85, as a face lying up is seen from 27-58 degrees up (default 0: none)")
+                         "by 0.45-0.85, as a face lying up is seen from 27-58 degrees up; tiles' views only, never "
+                         "not-a-tile's (default 0: none)")
     ap.add_argument("--tops", type=float, default=0.0, metavar="P",
                     help="a share P of the views of a standing tile seen from above, its top showing beyond one end "
-                         "of its face, the box round both (default 0: none)")
+                         "of its face, the box round both; tiles' views only (default 0: none)")
     ap.add_argument("--eight-bit", action="store_true",
                     help="teach the network for 8 bits: its batch norms folded, it trains seeing its weights and "
                          "inputs rounded as an 8-bit copy rounds them (first and last layers aside); then make the copy "
@@ -297,13 +304,14 @@ def main(argv=None) -> None:
            "part_labels": a.part_labels, **({"glyphs": a.glyphs} if a.glyphs else {}),
            **({"brushed": a.brushed} if a.brushed else {}), **({"eight_bit": True} if a.eight_bit else {}),
            **({"foreshorten": a.foreshorten} if a.foreshorten else {}), **({"tops": a.tops} if a.tops else {}),
+           **({"angled_views": "tiles only"} if a.foreshorten or a.tops else {}),
            # (named only when not the default, so that a run of the default resumes as before)
            **({"synthetic": a.synthetic} if a.synthetic != SYNTHETIC_VIEWS else {})}
     name = f"{a.backbone}-{a.size}-{a.seed}-{a.epochs}x{a.per_epoch}" + ("-init" if a.init else "") + \
         (f"-bonus{a.bonus_weight:g}" if a.bonus_weight != 1 else "") + ("-whole" if whole else "") + \
         (f"-glyphs{a.glyphs}" if a.glyphs else "") + (f"-brushed{a.brushed}" if a.brushed else "") + \
         ("-8bit" if a.eight_bit else "") + (f"-fs{a.foreshorten:g}" if a.foreshorten else "") + \
-        (f"-tops{a.tops:g}" if a.tops else "")
+        (f"-tops{a.tops:g}" if a.tops else "") + ("-tilesonly" if a.foreshorten or a.tops else "")
     ckpt = os.path.join(a.work, name + ".pt")
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys))
     model.eval()
