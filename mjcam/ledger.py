@@ -252,15 +252,24 @@ class Ledger:
     def _state(game: sqlite3.Row, hands) -> DealState:
         dealer, rnd, over = 0, SEATS.index(game["start_round"]), False
         for h in hands:
-            keep = (h["kind"] == "win" and h["winner"] == h["dealer"]) or \
-                (h["kind"] == "draw" and game["dealer_keeps_on_draw"])
-            if not keep:
-                dealer = (dealer + 1) % 4
-                if dealer == 0:
-                    rnd += 1
-                    if rnd == 4:
-                        over, rnd = True, 3
+            dealer, rnd, over = Ledger._deal_after(game, h, dealer, rnd, over)
         return DealState(dealer, SEATS[rnd], len(hands), over)
+
+    @staticmethod
+    def _deal_after(game: sqlite3.Row, hand, dealer: int, rnd: int, over: bool) -> tuple[int, int, bool]:
+        """The deal ``(dealer, round index, over)`` after ``hand``, played in the deal given: the dealer
+        keeps it on their own win (or on a drawn hand, where the game says so); otherwise it passes to
+        the next player, and the round moves on when it comes back to the first (after the North round,
+        the game is over)."""
+        keep = (hand["kind"] == "win" and hand["winner"] == hand["dealer"]) or \
+            (hand["kind"] == "draw" and game["dealer_keeps_on_draw"])
+        if not keep:
+            dealer = (dealer + 1) % 4
+            if dealer == 0:
+                rnd += 1
+                if rnd == 4:
+                    over, rnd = True, 3
+        return dealer, rnd, over
 
     @staticmethod
     def _state_after(game: sqlite3.Row, last, count: int) -> DealState:
@@ -268,15 +277,7 @@ class Ledger:
         as :meth:`_state` over every hand, without reading them."""
         if last is None:
             return DealState(0, game["start_round"], 0, False)
-        dealer, rnd, over = last["dealer"], SEATS.index(last["round"]), False
-        keep = (last["kind"] == "win" and last["winner"] == dealer) or \
-            (last["kind"] == "draw" and game["dealer_keeps_on_draw"])
-        if not keep:
-            dealer = (dealer + 1) % 4
-            if dealer == 0:
-                rnd += 1
-                if rnd == 4:
-                    over, rnd = True, 3
+        dealer, rnd, over = Ledger._deal_after(game, last, last["dealer"], SEATS.index(last["round"]), False)
         return DealState(dealer, SEATS[rnd], count, over)
 
     def game(self, game_id: int, db=None) -> dict:

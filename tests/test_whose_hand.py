@@ -4,12 +4,11 @@ proposed, or which way the tiles stand named, only where the which-way-up probe 
 
 import json
 import os
-import shutil
-import signal
 
 import numpy as np
 import pytest
 
+from conftest import CHROMIUM, table_app
 from mjcam.vision.io import load_image
 from mjcam.vision.layout import FRAME_NOTES, UNSURE_NOTES, UP_SURE, in_line, orientations, up_sure
 from mjcam.vision.pipeline import Recognition, Recognizer
@@ -97,48 +96,34 @@ def test_a_video_frame_of_two_face_up_rows_is_read_across_and_upright():
     assert not any("rows run down" in n for n in rec.notes)
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium (apt-get install chromium)")
 def test_the_table_app_proposes_a_winner_only_when_the_reading_is_sure(tmp_path):
-    playwright = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("playwright.sync_api")
     pytest.importorskip("starlette")
-    from conftest import free_port, serve
 
-    port = free_port()
-    proc = serve(str(tmp_path / "game.sqlite"), port)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with playwright.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 390, "height": 844}, bypass_csp=True)
-            page.goto(base + "/")
-            for i, name in enumerate(["Ann", "Bo", "Cy", "Di"]):
-                page.fill(f"input[name=p{i}]", name)
-            page.click("#start-game")
-            page.wait_for_selector("#game:not([hidden])")
-            page.select_option("#phone", "0")  # Ann's phone
-            verdict = {}
+    with table_app(tmp_path, viewport={"width": 390, "height": 844}) as (page, base):
+        page.goto(base + "/")
+        for i, name in enumerate(["Ann", "Bo", "Cy", "Di"]):
+            page.fill(f"input[name=p{i}]", name)
+        page.click("#start-game")
+        page.wait_for_selector("#game:not([hidden])")
+        page.select_option("#phone", "0")  # Ann's phone
+        verdict = {}
 
-            def reading_as(route):  # the recogniser's answer, its way up set by the test
-                response = route.fetch()
-                body = response.json()
-                body["recognition"].update(verdict)
-                route.fulfill(response=response, json=body)
+        def reading_as(route):  # the recogniser's answer, its way up set by the test
+            response = route.fetch()
+            body = response.json()
+            body["recognition"].update(verdict)
+            route.fulfill(response=response, json=body)
 
-            page.route("**/api/games/*/photos", reading_as)
-            for tops, sure, winner, words in (("left", False, "", "No winner proposed"),
-                                              ("left", True, "1", "Winner proposed: Bo (the tiles face Bo's seat)"),
-                                              (None, False, "", "No winner proposed")):
-                page.evaluate("resetHand()")
-                verdict.update(tops=tops, tops_sure=sure)
-                page.set_input_files("#photo", PUNGS)
-                page.wait_for_selector("#reading:not([hidden]) button.tile")
-                page.wait_for_function("document.querySelector('#proposed').textContent !== ''")
-                assert page.input_value("#winner") == winner
-                assert words in page.inner_text("#proposed")
-            browser.close()
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        page.route("**/api/games/*/photos", reading_as)
+        for tops, sure, winner, words in (("left", False, "", "No winner proposed"),
+                                          ("left", True, "1", "Winner proposed: Bo (the tiles face Bo's seat)"),
+                                          (None, False, "", "No winner proposed")):
+            page.evaluate("resetHand()")
+            verdict.update(tops=tops, tops_sure=sure)
+            page.set_input_files("#photo", PUNGS)
+            page.wait_for_selector("#reading:not([hidden]) button.tile")
+            page.wait_for_function("document.querySelector('#proposed').textContent !== ''")
+            assert page.input_value("#winner") == winner
+            assert words in page.inner_text("#proposed")

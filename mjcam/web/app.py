@@ -29,7 +29,7 @@ from mjcam.ledger import Ledger, LedgerError
 from mjcam.service import CONDITIONS, read_photo
 from mjcam.web.guard import (MAX_JSON, SESSION_COOKIE, Guard, HttpError, PinThrottle, error_response, path_ids,
                               read_json, schemas)
-from mjcam.web.tiles import CropCache, crops, picture, verdict
+from mjcam.web.tiles import CropCache, crops, picture, tile_picture, verdict
 
 MAX_UPLOAD = 25 * 1024 * 1024
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -165,7 +165,8 @@ async def index(request: Request):
 
 
 #: the page's own files (nothing else under static/ is served by name), and their types
-STATIC_FILES = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8",
+STATIC_FILES = {"app.js": "text/javascript; charset=utf-8", "editor.js": "text/javascript; charset=utf-8",
+                "app.css": "text/css; charset=utf-8",
                 "manifest.webmanifest": "application/manifest+json", "icon-192.png": "image/png",
                 "icon-512.png": "image/png"}
 
@@ -175,13 +176,6 @@ async def static(request: Request):
     if name not in STATIC_FILES:
         return _error("not found", 404)
     return FileResponse(os.path.join(STATIC, name), media_type=STATIC_FILES[name])
-
-
-async def tile_picture(request: Request):
-    path = picture(request.path_params["code"])
-    if path is None:
-        return _error("not found", 404)
-    return FileResponse(path, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
 
 
 async def favicon(request: Request):

@@ -31,7 +31,7 @@ from mjcam.scoring.tiles import SEATS
 from mjcam.service import CONDITIONS
 from mjcam.sheets import SheetError, Situation, _who, flag_names, photo_name, save_correction
 from mjcam.web.guard import Field, Guard, HttpError, error_response, read_json, text
-from mjcam.web.tiles import crops, picture
+from mjcam.web.tiles import crops, picture, tile_picture
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 PHOTO_SIDE = 1280
@@ -254,17 +254,11 @@ async def page(request: Request):
 
 async def static(request: Request):
     name = request.path_params["name"]
-    kinds = {"review.js": "text/javascript", "review.css": "text/css", "app.css": "text/css"}
+    kinds = {"review.js": "text/javascript", "editor.js": "text/javascript", "review.css": "text/css",
+             "app.css": "text/css"}
     if name not in kinds:
         return error_response("not found", 404)
     return FileResponse(os.path.join(STATIC, name), media_type=f"{kinds[name]}; charset=utf-8")
-
-
-async def tile_picture(request: Request):
-    path = picture(request.path_params["code"])
-    if path is None:
-        return error_response("not found", 404)
-    return FileResponse(path, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
 
 
 async def listing(request: Request):

@@ -29,6 +29,19 @@ def picture(code: str) -> str | None:
     return os.path.join(TILE_DIR, f"{code}.svg")
 
 
+async def tile_picture(request):
+    """The endpoint ``/static/tiles/{code}.svg`` of the table app and the review page: the tile's
+    bundled picture, or 404 for a code that is no tile."""
+    from starlette.responses import FileResponse
+
+    from mjcam.web.guard import error_response
+
+    path = picture(request.path_params["code"])
+    if path is None:
+        return error_response("not found", 404)
+    return FileResponse(path, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
+
 def crops(image, rec, height: int = CROP_HEIGHT) -> list[bytes]:
     """Each read tile cut out of ``image`` (RGB, the photo or a smaller copy of it) as JPEG bytes,
     turned so the tile stands as its player sees it (``rec.tops``)."""

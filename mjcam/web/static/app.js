@@ -4,12 +4,7 @@
 const $ = (sel) => document.querySelector(sel);
 const SEATS = ["E", "S", "W", "N"];
 const WIND = { E: "East", S: "South", W: "West", N: "North" };
-const TILE_CODE = /^([1-9][mps]|[ESWN]|Rd|Gd|Wd|[FS][1-4]|back)$/;
-// a tile is drawn from its bundled picture, never from a font: many phones have no mahjong or Chinese font
-function face(code, cls) {
-  const c = TILE_CODE.test(code) ? code : "back";
-  return `<img class="${cls || "face"}" src="/static/tiles/${c}.svg" alt="${esc(code)}" draggable="false">`;
-}
+// esc, face (a tile's bundled picture), tileButtons and the tile editor: editor.js
 
 // Chinese text (pattern names) is shown only where the phone has a font for it: a missing glyph
 // draws the same box for every character, so two different characters that come out alike have none
@@ -341,45 +336,15 @@ function renderTiles() {
 }
 
 // editing the reading: every change is made on `reading` and the hand text written again from it
-let picking = null;   // {pos}: the tile tapped; {add: group}: a tile to add to that set
+const tileEditor = tilePicker(() => reading, setLabel, () => { renderTiles(); composeHand(); });
 let setting = null;   // the set whose label was tapped
-
-function groupOf(p) { return reading.groups.findIndex((g) => g.tiles.includes(p)); }
-
-function moveTargets(p) {
-  // where a tile may go: any other set of the hand (or the tiles set aside), the concealed tiles, a set of its own
-  const here = groupOf(p);
-  const out = reading.groups.map((g, gi) => gi === here || g.kind === "bonus" ? "" :
-    `<button type="button" class="quiet" data-move="${gi}">${esc(setLabel(g))} ` +
-    g.tiles.map((q) => esc(reading.tiles[q].code)).join(" ") + "</button>");
-  if (!reading.groups.some((g, gi) => gi !== here && g.kind === "concealed" && !g.melded)) {
-    out.push(`<button type="button" class="quiet" data-move="concealed">the concealed tiles</button>`);
-  }
-  if (reading.groups[here] && reading.groups[here].tiles.length > 1) {
-    out.push(`<button type="button" class="quiet" data-move="new">a set of its own</button>`);
-  }
-  return out.join("");
-}
 
 $("#tiles").addEventListener("click", (e) => {
   const tile = e.target.closest("button.tile");
   const set = e.target.closest("button.set-label");
   const add = e.target.closest("button.add");
-  if (tile) {
-    const p = +tile.dataset.pos;
-    picking = { pos: p };
-    $("#picker-title").textContent = `Tile ${p + 1}, read as ${reading.tiles[p].code}: tap what it really is, or`;
-    $("#tile-actions").hidden = false;
-    $("#make-winning").hidden = p === reading.winning || groupOf(p) < 0 || reading.groups[groupOf(p)].kind === "bonus";
-    $("#move-to").innerHTML = moveTargets(p);
-    $("#picker").showModal();
-  }
-  if (add) {
-    picking = { add: +add.dataset.add };
-    $("#picker-title").textContent = "Which tile is missing here?";
-    $("#tile-actions").hidden = true;
-    $("#picker").showModal();
-  }
+  if (tile) tileEditor.tile(+tile.dataset.pos);
+  if (add) tileEditor.add(+add.dataset.add);
   if (set) {
     setting = +set.dataset.group;
     const g = reading.groups[setting];
@@ -387,75 +352,6 @@ $("#tiles").addEventListener("click", (e) => {
     $("#set-menu").showModal();
   }
 });
-
-function edited() {
-  $("#picker").close();
-  picking = null;
-  reading.groups = reading.groups.filter((g) => g.tiles.length);  // a set emptied by a move or removal goes
-  renderTiles(); composeHand();
-}
-
-function unflag(p) { reading.needs_confirmation = reading.needs_confirmation.filter((x) => x !== p); }
-
-function tileButtons(codes) {
-  return codes.map((c) => `<button type="button" class="tile" data-code="${c}">${face(c)}` +
-    `<span class="code">${c}</span></button>`).join("");
-}
-
-$("#picker-tiles").addEventListener("click", (e) => {
-  const b = e.target.closest("button.tile");
-  if (!b || picking === null) return;
-  if (picking.add !== undefined) {  // a tile the photo missed, added to the set whose + was tapped
-    reading.tiles.push({ code: b.dataset.code, confidence: 1, box: null, alternatives: [], added: true });
-    reading.groups[picking.add].tiles.push(reading.tiles.length - 1);
-  } else {
-    const p = picking.pos;
-    reading.tiles[p].code = b.dataset.code;
-    reading.tiles[p].confidence = 1;
-    unflag(p);
-  }
-  edited();
-});
-
-$("#tile-actions").addEventListener("click", (e) => {
-  const b = e.target.closest("button");
-  if (!b || picking === null || picking.pos === undefined) return;
-  const p = picking.pos, here = groupOf(p);
-  if (b.id === "make-winning") {
-    const g = reading.groups[here];
-    if (g.melded || g.kind !== "concealed") {  // the winning tile is one of the concealed tiles: it goes there
-      g.tiles = g.tiles.filter((q) => q !== p);
-      concealedGroup().tiles.push(p);
-    }
-    reading.winning = p;
-  } else if (b.id === "remove-tile") {
-    if (here >= 0) reading.groups[here].tiles = reading.groups[here].tiles.filter((q) => q !== p);
-    if (reading.winning === p) reading.winning = null;
-    unflag(p);
-  } else if (b.dataset.move !== undefined) {
-    const to = b.dataset.move === "concealed" ? concealedGroup() :
-      b.dataset.move === "new" ? newGroup(here) : reading.groups[+b.dataset.move];
-    reading.groups[here].tiles = reading.groups[here].tiles.filter((q) => q !== p);
-    to.tiles.push(p);
-    if (to.kind === "stray" && reading.winning === p) reading.winning = null;
-  } else return;
-  edited();
-});
-
-function concealedGroup() {
-  let g = reading.groups.find((x) => x.kind === "concealed" && !x.melded);
-  if (!g) { g = { tiles: [], melded: false, kind: "concealed" }; reading.groups.push(g); }
-  return g;
-}
-
-function newGroup(after) {
-  // a set of its own, just after the one the tile came from: melded (a set claimed from a discard) unless
-  // it came from the concealed tiles, where it stays concealed until its label says otherwise
-  const from = reading.groups[after];
-  const g = { tiles: [], melded: from.kind !== "concealed", kind: from.kind === "concealed" ? "concealed" : "melded" };
-  reading.groups.splice(after + 1, 0, g);
-  return g;
-}
 
 $("#set-menu").addEventListener("click", (e) => {
   const b = e.target.closest("button[data-as]");
@@ -471,30 +367,13 @@ $("#set-menu").addEventListener("click", (e) => {
 });
 
 function composeHand() {
-  // the notation of the (corrected) reading: melded sets in [], concealed kongs in {}, +winning tile
-  const parts = [], concealed = [], bonus = [];
-  const code = (p) => reading.tiles[p].code;
-  const kongFace = (g) => g.tiles.map(code).find((c) => c !== "back") || "back";
-  const hidden = [];  // the concealed tiles' positions: the winning tile is one of them
-  for (const g of reading.groups) {
-    if (g.kind === "stray") continue;
-    if (g.kind === "bonus") { bonus.push(...g.tiles.map(code)); continue; }
-    if (g.kind === "concealed_kong") { parts.push("{" + kongFace(g).repeat(4) + "}"); continue; }
-    if (g.melded) parts.push("[" + (g.kind === "kong" ? kongFace(g).repeat(4) : g.tiles.map(code).join("")) + "]");
-    else hidden.push(...g.tiles);
-  }
+  const { text, taken } = handText(reading);
   let note = "";
-  if (!hidden.includes(reading.winning) && hidden.length) {
-    // no winning tile among the concealed ones (a set marked melded or concealed, a tile moved or removed):
-    // the last concealed tile is taken, and the person is told how to choose another
-    reading.winning = hidden[hidden.length - 1];
-    note = `The winning tile is taken to be ${code(reading.winning)}, the last concealed tile: tap a tile and ` +
+  if (taken) {  // the person is told how to choose another winning tile
+    note = `The winning tile is taken to be ${reading.tiles[reading.winning].code}, the last concealed tile: tap a tile and ` +
       "“Winning tile” to choose another.";
     renderTiles();
-  } else if (!hidden.length) reading.winning = null;
-  concealed.push(...hidden.filter((p) => p !== reading.winning).map(code));
-  let text = parts.concat(concealed, bonus).join(" ");
-  if (reading.winning !== null && reading.winning !== undefined) text += " +" + code(reading.winning);
+  }
   $("#hand").value = text;
   $("#edit-note").textContent = note;
   fitHand();
@@ -619,9 +498,5 @@ $("#undo").addEventListener("click", async () => {
     renderGame();
   } catch (e) { show(e.message); }
 });
-
-function esc(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
-}
 
 init().catch((e) => show(e.message));

@@ -4,20 +4,11 @@
 
 const $ = (sel) => document.querySelector(sel);
 const WIND = { E: "East", S: "South", W: "West", N: "North" };
-const TILE_CODE = /^([1-9][mps]|[ESWN]|Rd|Gd|Wd|[FS][1-4]|back)$/;
-function esc(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
-}
-// tiles are drawn from the bundled pictures, never from a font
-function face(code) {
-  const c = TILE_CODE.test(code) ? code : "back";
-  return `<img class="face" src="/static/tiles/${c}.svg" alt="${esc(code)}" draggable="false">`;
-}
+// esc, face (a tile's bundled picture, never a font), tileButtons and the tile editor: editor.js
 
 let data = null;     // the listing: token, flags, tiles, players, photos
 let at = 0;          // the photo shown
 let item = null;     // a working copy of it, tiles edited in place
-let picking = null;  // {pos}: the tile tapped; {add: group}: a tile to add to that set
 
 function show(text, ok) {
   const m = $("#message");
@@ -52,8 +43,7 @@ async function init() {
   whoOptions($("#discarder"), true);
   $("#flags").innerHTML = data.flags.map((f) =>
     `<label class="check"><input type="checkbox" value="${f}"> ${f.replace(/_/g, " ")}</label>`).join("");
-  $("#picker-tiles").innerHTML = data.tiles.concat(["back"]).map((c) =>
-    `<button type="button" class="tile" data-code="${c}">${face(c)}<span class="code">${c}</span></button>`).join("");
+  $("#picker-tiles").innerHTML = tileButtons(data.tiles.concat(["back"]));
   const first = data.photos.findIndex((p) => !p.confirmed);
   open(first < 0 ? 0 : first);
   showGame(data.game);
@@ -108,125 +98,20 @@ function renderTiles() {
   }).join("");
 }
 
-function groupOf(k) { return item.groups.findIndex((g) => g.tiles.includes(k)); }
-
-function moveTargets(k) {
-  // where a tile may go: any other set of the hand (or the tiles set aside), the concealed tiles, a set of its own
-  const here = groupOf(k);
-  const out = item.groups.map((g, gi) => gi === here || g.kind === "bonus" ? "" :
-    `<button type="button" class="quiet" data-move="${gi}">${esc(setLabel(g))} ` +
-    g.tiles.map((q) => esc(item.tiles[q].code)).join(" ") + "</button>");
-  if (!item.groups.some((g, gi) => gi !== here && g.kind === "concealed" && !g.melded)) {
-    out.push(`<button type="button" class="quiet" data-move="concealed">the concealed tiles</button>`);
-  }
-  if (item.groups[here] && item.groups[here].tiles.length > 1) {
-    out.push(`<button type="button" class="quiet" data-move="new">a set of its own</button>`);
-  }
-  return out.join("");
-}
-
-function concealedGroup() {
-  let g = item.groups.find((x) => x.kind === "concealed" && !x.melded);
-  if (!g) { g = { tiles: [], melded: false, kind: "concealed" }; item.groups.push(g); }
-  return g;
-}
-
-function newGroup(after) {
-  // a set of its own, just after the one the tile came from: melded unless it came from the concealed tiles
-  const from = item.groups[after];
-  const g = { tiles: [], melded: from.kind !== "concealed", kind: from.kind === "concealed" ? "concealed" : "melded" };
-  item.groups.splice(after + 1, 0, g);
-  return g;
-}
-
-function unflag(k) { item.needs_confirmation = item.needs_confirmation.filter((x) => x !== k); }
-
-function edited() {
-  $("#picker").close();
-  picking = null;
-  item.groups = item.groups.filter((g) => g.tiles.length);  // a set emptied by a move or removal goes
-  renderTiles(); composeHand();
-}
-
 function composeHand() {
-  // the notation of the corrected reading: melded sets in [], concealed kongs in {}, +winning tile
-  const parts = [], bonus = [], hidden = [];
-  const code = (k) => item.tiles[k].code;
-  const kongFace = (g) => g.tiles.map(code).find((c) => c !== "back") || "back";
-  for (const g of item.groups) {
-    if (g.kind === "stray") continue;
-    if (g.kind === "bonus") { bonus.push(...g.tiles.map(code)); continue; }
-    if (g.kind === "concealed_kong") { parts.push("{" + kongFace(g).repeat(4) + "}"); continue; }
-    if (g.melded) parts.push("[" + (g.kind === "kong" ? kongFace(g).repeat(4) : g.tiles.map(code).join("")) + "]");
-    else hidden.push(...g.tiles);
-  }
-  if (hidden.length && !hidden.includes(item.winning)) {
-    // no winning tile among the concealed ones (it was removed or moved): the last concealed tile is taken
-    item.winning = hidden[hidden.length - 1];
-    renderTiles();
-  } else if (!hidden.length) item.winning = null;
-  const concealed = hidden.filter((k) => k !== item.winning).map(code);
-  let text = parts.concat(concealed, bonus).join(" ");
-  if (item.winning !== null && item.winning !== undefined) text += " +" + code(item.winning);
+  // the hand text of the corrected reading (a hand left with no winning tile takes its last concealed tile)
+  const { text, taken } = handText(item);
+  if (taken) renderTiles();
   $("#hand").value = text;
   $("#result").hidden = true;
 }
 
+const tileEditor = tilePicker(() => item, setLabel, () => { renderTiles(); composeHand(); });
 $("#tiles").addEventListener("click", (e) => {
   const tile = e.target.closest("button.tile");
   const add = e.target.closest("button.add");
-  if (tile) {
-    const k = +tile.dataset.pos;
-    picking = { pos: k };
-    $("#picker-title").textContent = `Tile ${k + 1}, read as ${item.tiles[k].code}: tap what it really is, or`;
-    $("#tile-actions").hidden = false;
-    const g = item.groups[groupOf(k)];
-    $("#make-winning").hidden = k === item.winning || !g || g.kind === "bonus";
-    $("#move-to").innerHTML = moveTargets(k);
-    $("#picker").showModal();
-  }
-  if (add) {
-    picking = { add: +add.dataset.add };
-    $("#picker-title").textContent = "Which tile is missing here?";
-    $("#tile-actions").hidden = true;
-    $("#picker").showModal();
-  }
-});
-$("#picker-tiles").addEventListener("click", (e) => {
-  const b = e.target.closest("button.tile");
-  if (!b || picking === null) return;
-  if (picking.add !== undefined) {  // a tile the photo missed, added to the set whose + was tapped
-    item.tiles.push({ code: b.dataset.code, confidence: 1, box: null, alternatives: [], added: true });
-    item.groups[picking.add].tiles.push(item.tiles.length - 1);
-  } else {
-    item.tiles[picking.pos].code = b.dataset.code;
-    unflag(picking.pos);
-  }
-  edited();
-});
-$("#tile-actions").addEventListener("click", (e) => {
-  const b = e.target.closest("button");
-  if (!b || picking === null || picking.pos === undefined) return;
-  const k = picking.pos, here = groupOf(k);
-  if (b.id === "make-winning") {
-    const g = item.groups[here];
-    if (g.melded || g.kind !== "concealed") {  // the winning tile is one of the concealed tiles: it goes there
-      g.tiles = g.tiles.filter((q) => q !== k);
-      concealedGroup().tiles.push(k);
-    }
-    item.winning = k;
-  } else if (b.id === "remove-tile") {
-    if (here >= 0) item.groups[here].tiles = item.groups[here].tiles.filter((q) => q !== k);
-    if (item.winning === k) item.winning = null;
-    unflag(k);
-  } else if (b.dataset.move !== undefined) {
-    const to = b.dataset.move === "concealed" ? concealedGroup() :
-      b.dataset.move === "new" ? newGroup(here) : item.groups[+b.dataset.move];
-    item.groups[here].tiles = item.groups[here].tiles.filter((q) => q !== k);
-    to.tiles.push(k);
-    if (to.kind === "stray" && item.winning === k) item.winning = null;
-  } else return;
-  edited();
+  if (tile) tileEditor.tile(+tile.dataset.pos);
+  if (add) tileEditor.add(+add.dataset.add);
 });
 
 function situation(hand) {

@@ -1,0 +1,163 @@
+// mjcam's tile editor, shared by the table app (app.js) and the review page (review.js): the tile
+// pictures, and what the picker dialog's taps do to a reading — a tile changed, added where the photo
+// missed it, removed, moved or made the winning tile — and the hand text written from a reading.
+// Every function acts on the reading it is given (the table app's `reading`, the review page's
+// `item`); each page keeps its own wiring. Plain JavaScript, no build step: loaded before the page's
+// own script, whose globals these are.
+"use strict";
+
+function esc(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+const TILE_CODE = /^([1-9][mps]|[ESWN]|Rd|Gd|Wd|[FS][1-4]|back)$/;
+// a tile is drawn from its bundled picture, never from a font: many phones have no mahjong or Chinese font
+function face(code, cls) {
+  const c = TILE_CODE.test(code) ? code : "back";
+  return `<img class="${cls || "face"}" src="/static/tiles/${c}.svg" alt="${esc(code)}" draggable="false">`;
+}
+
+// the picker's (or a keypad's) tile buttons
+function tileButtons(codes) {
+  return codes.map((c) => `<button type="button" class="tile" data-code="${c}">${face(c)}` +
+    `<span class="code">${c}</span></button>`).join("");
+}
+
+// the set (its index in r.groups) tile p is in, or -1
+function groupOf(r, p) { return r.groups.findIndex((g) => g.tiles.includes(p)); }
+
+// tile p needs no more checking
+function unflag(r, p) { r.needs_confirmation = r.needs_confirmation.filter((x) => x !== p); }
+
+// the concealed tiles' set, made where there is none
+function concealedGroup(r) {
+  let g = r.groups.find((x) => x.kind === "concealed" && !x.melded);
+  if (!g) { g = { tiles: [], melded: false, kind: "concealed" }; r.groups.push(g); }
+  return g;
+}
+
+function newGroup(r, after) {
+  // a set of its own, just after the one the tile came from: melded (a set claimed from a discard) unless
+  // it came from the concealed tiles, where it stays concealed until its label says otherwise
+  const from = r.groups[after];
+  const g = { tiles: [], melded: from.kind !== "concealed", kind: from.kind === "concealed" ? "concealed" : "melded" };
+  r.groups.splice(after + 1, 0, g);
+  return g;
+}
+
+function moveTargets(r, p, label) {
+  // where a tile may go: any other set of the hand (or the tiles set aside), the concealed tiles, a set of its
+  // own; label(group) names a set in the page's words
+  const here = groupOf(r, p);
+  const out = r.groups.map((g, gi) => gi === here || g.kind === "bonus" ? "" :
+    `<button type="button" class="quiet" data-move="${gi}">${esc(label(g))} ` +
+    g.tiles.map((q) => esc(r.tiles[q].code)).join(" ") + "</button>");
+  if (!r.groups.some((g, gi) => gi !== here && g.kind === "concealed" && !g.melded)) {
+    out.push(`<button type="button" class="quiet" data-move="concealed">the concealed tiles</button>`);
+  }
+  if (r.groups[here] && r.groups[here].tiles.length > 1) {
+    out.push(`<button type="button" class="quiet" data-move="new">a set of its own</button>`);
+  }
+  return out.join("");
+}
+
+function handText(r) {
+  // the notation of the (corrected) reading: melded sets in [], concealed kongs in {}, +winning tile.
+  // A hand with no winning tile among its concealed ones (a set marked melded or concealed, a tile moved
+  // or removed) takes the last concealed tile: `taken` says so
+  const parts = [], bonus = [];
+  const code = (p) => r.tiles[p].code;
+  const kongFace = (g) => g.tiles.map(code).find((c) => c !== "back") || "back";
+  const hidden = [];  // the concealed tiles' positions: the winning tile is one of them
+  for (const g of r.groups) {
+    if (g.kind === "stray") continue;
+    if (g.kind === "bonus") { bonus.push(...g.tiles.map(code)); continue; }
+    if (g.kind === "concealed_kong") { parts.push("{" + kongFace(g).repeat(4) + "}"); continue; }
+    if (g.melded) parts.push("[" + (g.kind === "kong" ? kongFace(g).repeat(4) : g.tiles.map(code).join("")) + "]");
+    else hidden.push(...g.tiles);
+  }
+  let taken = false;
+  if (hidden.length && !hidden.includes(r.winning)) {
+    r.winning = hidden[hidden.length - 1];
+    taken = true;
+  } else if (!hidden.length) r.winning = null;
+  const concealed = hidden.filter((p) => p !== r.winning).map(code);
+  let text = parts.concat(concealed, bonus).join(" ");
+  if (r.winning !== null && r.winning !== undefined) text += " +" + code(r.winning);
+  return { text, taken };
+}
+
+// The page's picker dialog (#picker: #picker-title, #picker-tiles, #tile-actions with #make-winning,
+// #remove-tile and #move-to) wired to the reading current() gives; label(group) names a set in the page's
+// words, edited() follows every change (the page draws the tiles and writes the hand again). Returns
+// {tile(p), add(g)}: the picker opened on a tapped tile, or on the + of set g (a tile the photo missed).
+function tilePicker(current, label, edited) {
+  const el = (id) => document.getElementById(id);
+  let picking = null;  // {pos}: the tile tapped; {add: group}: a tile to add to that set
+
+  function open(pick) {
+    const r = current();
+    picking = pick;
+    if (pick.pos !== undefined) {
+      const p = pick.pos, g = r.groups[groupOf(r, p)];
+      el("picker-title").textContent = `Tile ${p + 1}, read as ${r.tiles[p].code}: tap what it really is, or`;
+      el("tile-actions").hidden = false;
+      el("make-winning").hidden = p === r.winning || !g || g.kind === "bonus";
+      el("move-to").innerHTML = moveTargets(r, p, label);
+    } else {
+      el("picker-title").textContent = "Which tile is missing here?";
+      el("tile-actions").hidden = true;
+    }
+    el("picker").showModal();
+  }
+
+  function done(r) {
+    el("picker").close();
+    picking = null;
+    r.groups = r.groups.filter((g) => g.tiles.length);  // a set emptied by a move or removal goes
+    edited();
+  }
+
+  el("picker-tiles").addEventListener("click", (e) => {
+    const b = e.target.closest("button.tile");
+    if (!b || picking === null) return;
+    const r = current();
+    if (picking.add !== undefined) {  // a tile the photo missed, added to the set whose + was tapped
+      r.tiles.push({ code: b.dataset.code, confidence: 1, box: null, alternatives: [], added: true });
+      r.groups[picking.add].tiles.push(r.tiles.length - 1);
+    } else {
+      const p = picking.pos;
+      r.tiles[p].code = b.dataset.code;
+      r.tiles[p].confidence = 1;
+      unflag(r, p);
+    }
+    done(r);
+  });
+
+  el("tile-actions").addEventListener("click", (e) => {
+    const b = e.target.closest("button");
+    if (!b || picking === null || picking.pos === undefined) return;
+    const r = current(), p = picking.pos, here = groupOf(r, p);
+    if (b.id === "make-winning") {
+      const g = r.groups[here];
+      if (g.melded || g.kind !== "concealed") {  // the winning tile is one of the concealed tiles: it goes there
+        g.tiles = g.tiles.filter((q) => q !== p);
+        concealedGroup(r).tiles.push(p);
+      }
+      r.winning = p;
+    } else if (b.id === "remove-tile") {
+      if (here >= 0) r.groups[here].tiles = r.groups[here].tiles.filter((q) => q !== p);
+      if (r.winning === p) r.winning = null;
+      unflag(r, p);
+    } else if (b.dataset.move !== undefined) {
+      const to = b.dataset.move === "concealed" ? concealedGroup(r) :
+        b.dataset.move === "new" ? newGroup(r, here) : r.groups[+b.dataset.move];
+      r.groups[here].tiles = r.groups[here].tiles.filter((q) => q !== p);
+      to.tiles.push(p);
+      if (to.kind === "stray" && r.winning === p) r.winning = null;
+    } else return;
+    done(r);
+  });
+
+  return { tile: (p) => open({ pos: p }), add: (g) => open({ add: g }) };
+}
