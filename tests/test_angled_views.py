@@ -1,12 +1,14 @@
 """Training views seen at an angle (``--foreshorten``, ``--tops``) are drawn for tiles only."""
 
 import numpy as np
+import pytest
 
 from datasets.crops import CropSet
 from mjcam.vision.labels import CLASS_INDEX, NOT_A_TILE
 
 
 def test_angled_views_leave_not_a_tile_crops_as_before_and_reach_tiles():
+    pytest.importorskip("torch", reason="training needs the train extra (pip install -e '.[train]')")
     from models.train import Views
 
     ctx = np.full((144, 144, 3), 60, np.uint8)
