@@ -195,3 +195,17 @@ def test_rendered_layouts_from_real_tile_crops_are_grouped_right_from_their_true
         if not got["structure"]:
             wrong.append((name, scene.hand, got["hand"]))
     assert len(wrong) <= 1, wrong  # the benchmark's figure is 98 % of 140: one miss in 14 is allowed
+
+
+def test_melds_lying_face_up_beyond_the_row_join_the_hand_though_foreshortened():
+    # seen from the seat, a chow lying face up beyond the standing row: as wide as the row's tiles,
+    # far lower for its width; a row of loose tiles making no set at that distance stays out
+    row = tiles_at(["1m", "2m", "3m", "4p", "5p", "6p", "E", "E", "E", "N", "N"], 40, 100)
+    chow = tiles_at(["7s", "8s", "9s"], 60, 62, w=28, h=14)
+    hand, stray = hand_and_strays(row + chow)
+    assert sorted(hand) == list(range(14))
+    g = MeldGrouper()([(row + chow)[i] for i in hand])
+    assert "[789s]" in g.hand and MeldGrouper._wins(g.hand)
+    loose = tiles_at(["7s", "2p", "9m"], 60, 62, w=28, h=14)
+    hand, stray = hand_and_strays(row + loose)
+    assert sorted(stray) == [11, 12, 13]

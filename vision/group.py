@@ -53,6 +53,9 @@ HAND_TILES = 14  # a winning hand without kongs, bonus tiles aside
 #: a row of the hand nearer the camera than its main row (or further) looks up to this many times
 #: larger (smaller) in a photo taken from the player's side (see hand_and_strays)
 NEAR_ROW = 1.6
+#: melded sets laid face up in a row of their own this near the hand's main row (in its tiles'
+#: heights) join the hand by their tiles' width (see _laid_sets)
+LAID_REACH = 2.5
 #: flowers and seasons laid out in a row of their own this near a row of the hand (in its tile
 #: widths) are the hand's (see hand_and_strays)
 BONUS_REACH = 4.0
@@ -245,6 +248,9 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
     for r in similar:  # tiles set a little off a row kept
         if any(abs(centre(r) - centre(k)) <= 2.6 * unit for k in kept):
             take(r)
+    for r in sorted(rows, key=lambda r: abs(centre(r) - centre(main))):  # melds lying face up, foreshortened
+        if count < HAND_TILES and len(r) >= 3 and _laid_sets(tiles, r, main):
+            take(r)
     held = {tiles[i].code for k in kept for i in k if _is_bonus(tiles[i].code)}
     reach = BONUS_REACH * unit
     left = min(tiles[i].box[0] for k in kept for i in k) - reach  # beside the hand's rows, not across the table
@@ -272,6 +278,23 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
     odd = _odd_sized(tiles, rows, main) & ours
     return ([i for r in rows for i in r if i in ours and i not in odd],
             [i for r in rows for i in r if i not in ours], [i for r in rows for i in r if i in odd])
+
+
+def _laid_sets(tiles: list[TileObs], row: list[int], main: list[int]) -> bool:
+    """Whether a row is melded sets laid face up near the hand's main row, seen from the seat: its
+    tiles (flowers and seasons aside) cut into legal sets in the order they lie, they are about as
+    wide as the main row's (within ``NEAR_ROW``; lying face up, a tile is foreshortened in height,
+    not in width), and the row lies within ``LAID_REACH`` of the main row's tile heights. (Loose
+    tiles on a table seldom cut into sets; the short side of these tiles says nothing, lying flat.)"""
+    codes = [tiles[i].code for i in row if not _is_bonus(tiles[i].code)]
+    if len(codes) < 3 or _cut_sets(codes) is None:
+        return False
+    width = statistics.median(tiles[i].box[2] - tiles[i].box[0] for i in row)
+    main_width = statistics.median(tiles[i].box[2] - tiles[i].box[0] for i in main)
+    height = statistics.median(tiles[i].box[3] - tiles[i].box[1] for i in main)
+    y = statistics.mean((tiles[i].box[1] + tiles[i].box[3]) / 2 for i in row)
+    y_main = statistics.mean((tiles[i].box[1] + tiles[i].box[3]) / 2 for i in main)
+    return 1 / NEAR_ROW <= width / main_width <= NEAR_ROW and abs(y - y_main) <= LAID_REACH * height
 
 
 def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> set[int]:
