@@ -208,7 +208,10 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
     side, shows its front row larger (a row mostly face down, a wall, does not). Flowers and
     seasons of a row within ``BONUS_REACH`` tile widths of a row kept, and no further to either
     side of the hand, join the hand too (a player lays them out behind or beside it), the other
-    tiles of their row not, nor a flower or season the hand holds already. Everything else is stray.
+    tiles of their row not, nor a flower or season the hand holds already. A row of melded sets
+    laid face up near the main row joins while the hand is short, judged by its tiles' width
+    (:func:`_laid_sets`: lying flat, their height is foreshortened). A tile smaller every way than
+    the hand's tiles and its own row's (``MARKER_SIZE``) is a marker. Everything else is stray.
     """
     rows = reading_order(tiles)
     if len(rows) <= 1:
