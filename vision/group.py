@@ -45,8 +45,8 @@ from mjcam.scoring.decompose import arrangements
 from mjcam.scoring.notation import Hand, Meld, NotationError, format_hand
 from mjcam.scoring.tiles import INDEX
 
-from .structure import (Layout, Structure, alternatives, cut_sets as _cut_sets, is_bonus as _is_bonus,
-                        layout_of, other_groupings, read_structure, set_kind as _set_kind)
+from .structure import (Layout, Structure, cut_sets as _cut_sets, is_bonus as _is_bonus, layout_of,
+                        other_groupings, read_structure, set_kind as _set_kind)
 
 LOW_CONFIDENCE = 0.80
 HAND_TILES = 14  # a winning hand without kongs, bonus tiles aside
@@ -226,6 +226,8 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
 
     main = max(rows, key=lambda r: (sum(tiles[i].code != "back" for i in r), len(r)))  # (a wall lies face down)
     unit = size(main)
+    wide = statistics.median(tiles[i].box[2] - tiles[i].box[0] for i in main)  # the main row's tiles, across
+    tall = statistics.median(tiles[i].box[3] - tiles[i].box[1] for i in main)  # and down
     similar = sorted((r for r in rows if 0.75 <= size(r) / unit <= 1.33), key=lambda r: abs(centre(r) - centre(main)))
     kept = [main]
     count = sum(not _is_bonus(tiles[i].code) for i in main)
@@ -252,7 +254,7 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
         if any(abs(centre(r) - centre(k)) <= 2.6 * unit for k in kept):
             take(r)
     for r in sorted(rows, key=lambda r: abs(centre(r) - centre(main))):  # melds lying face up, foreshortened
-        if count < HAND_TILES and len(r) >= 3 and _laid_sets(tiles, r, main):
+        if count < HAND_TILES and len(r) >= 3 and _laid_sets(tiles, r, centre(main), wide, tall):
             take(r)
     held = {tiles[i].code for k in kept for i in k if _is_bonus(tiles[i].code)}
     reach = BONUS_REACH * unit
@@ -269,8 +271,6 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
                 held.add(tiles[i].code)
                 bonus.add(i)
     ours = {i for r in rows for i in r if any(r is k for k in kept) or i in bonus}
-    wide = statistics.median(tiles[i].box[2] - tiles[i].box[0] for i in main)
-    tall = statistics.median(tiles[i].box[3] - tiles[i].box[1] for i in main)
     for r in rows:  # a tile smaller every way than the hand's and than its own row's: a marker, not the hand's
         if r is main:
             continue
@@ -283,21 +283,19 @@ def hand_strays_too_large(tiles: list[TileObs]) -> tuple[list[int], list[int], l
             [i for r in rows for i in r if i not in ours], [i for r in rows for i in r if i in odd])
 
 
-def _laid_sets(tiles: list[TileObs], row: list[int], main: list[int]) -> bool:
-    """Whether a row is melded sets laid face up near the hand's main row, seen from the seat: its
-    tiles (flowers and seasons aside) cut into legal sets in the order they lie, they are about as
-    wide as the main row's (within ``NEAR_ROW``; lying face up, a tile is foreshortened in height,
-    not in width), and the row lies within ``LAID_REACH`` of the main row's tile heights. (Loose
-    tiles on a table seldom cut into sets; the short side of these tiles says nothing, lying flat.)"""
+def _laid_sets(tiles: list[TileObs], row: list[int], main_y: float, main_width: float, main_height: float) -> bool:
+    """Whether a row is melded sets laid face up near the hand's main row (its centre ``main_y``, its
+    tiles' median width and height), seen from the seat: its tiles (flowers and seasons aside) cut
+    into legal sets in the order they lie, they are about as wide as the main row's (within
+    ``NEAR_ROW``; lying face up, a tile is foreshortened in height, not in width), and the row lies
+    within ``LAID_REACH`` of the main row's tile heights. (Loose tiles on a table seldom cut into
+    sets; the short side of these tiles says nothing, lying flat.)"""
     codes = [tiles[i].code for i in row if not _is_bonus(tiles[i].code)]
     if len(codes) < 3 or _cut_sets(codes) is None:
         return False
     width = statistics.median(tiles[i].box[2] - tiles[i].box[0] for i in row)
-    main_width = statistics.median(tiles[i].box[2] - tiles[i].box[0] for i in main)
-    height = statistics.median(tiles[i].box[3] - tiles[i].box[1] for i in main)
     y = statistics.mean((tiles[i].box[1] + tiles[i].box[3]) / 2 for i in row)
-    y_main = statistics.mean((tiles[i].box[1] + tiles[i].box[3]) / 2 for i in main)
-    return 1 / NEAR_ROW <= width / main_width <= NEAR_ROW and abs(y - y_main) <= LAID_REACH * height
+    return 1 / NEAR_ROW <= width / main_width <= NEAR_ROW and abs(y - main_y) <= LAID_REACH * main_height
 
 
 def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> set[int]:
@@ -495,20 +493,16 @@ class MeldGrouper:
     def _other_structure(self, lay: Layout, found: Structure, codes: list[str], runs, flagged: set[int],
                          tiles: list[TileObs], order: list[int]):
         """Where the likeliest structure makes no winning hand, the first plausible other one that
-        does (:func:`vision.structure.alternatives`), its changed sets flagged with a note:
+        does (:func:`vision.structure.other_groupings`, a set's place in the layout), the tiles of
+        the set that changes flagged with a note:
         ``(groups, hand, winning, guessed, notes)``, or None."""
-        for what, st in alternatives(lay, found):
-            groups = [s.as_dict() for s in st.sets]
+        likeliest = [s.as_dict() for s in found.sets]
+        for what, groups, changed in other_groupings(lay, likeliest, found.winning, layout_only=True):
             said: list[str] = []
             more = set(flagged)
-            hand, winning, guessed = self._hand(groups, codes, (st.winning, st.guessed), runs, more, tiles,
+            hand, winning, guessed = self._hand(groups, codes, (found.winning, found.guessed), runs, more, tiles,
                                                 order, said)
             if hand is not None and self._wins(hand):
-                before = {tuple(s.tiles) for s in found.sets if s.kind != "concealed"}
-                changed = [p for s in st.sets if s.kind != "concealed" and tuple(s.tiles) not in before
-                           for p in s.tiles] or [p for s in found.sets if s.kind != "concealed"
-                                                 and tuple(s.tiles) not in {tuple(x.tiles) for x in st.sets}
-                                                 for p in s.tiles]
                 flagged |= more | set(changed)
                 return groups, hand, winning, guessed, said + [
                     f"{what}: only that makes a winning hand; check it"]

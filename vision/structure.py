@@ -26,16 +26,16 @@ larger in the photo, need a larger gap):
   winning tile.
 
 A melded set always has three or four tiles and is a legal set: a chow, a pung or a kong.
-The other plausible structures are said too: a set melded only because it lies apart might be
-concealed tiles laid apart, a set apart in the concealed row might be melded with no tile turned,
-a pung might hide a kong's fourth tile laid on top. Where the likeliest structure makes no
-winning hand, :class:`vision.group.MeldGrouper` tries them (:func:`alternatives`); where it does,
-:mod:`vision.trust` weighs whether any of them changes what anyone pays (:func:`other_groupings`).
+The other plausible structures are said too (:func:`other_groupings`): a set melded only because
+it lies apart might be concealed tiles laid apart, a set apart in the concealed row might be
+melded with no tile turned, a pung might hide a kong's fourth tile laid on top. Where the
+likeliest structure makes no winning hand, :class:`vision.group.MeldGrouper` tries the first two;
+where it does, :mod:`vision.trust` weighs whether any of them changes what anyone pays.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from mjcam.scoring.notation import meld_kind
 from mjcam.scoring.tiles import INDEX
@@ -113,9 +113,6 @@ class Structure:
     flagged: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
-    def concealed(self) -> list[int]:
-        return sorted(p for s in self.sets if s.kind == "concealed" for p in s.tiles)
-
 
 @dataclass
 class Layout:
@@ -139,6 +136,20 @@ class Layout:
 
     def turned(self, p: int) -> bool:
         return self.seen[p].orientation == "sideways"
+
+
+def cut_into(lay: "Layout", run: list[int], evidence: str) -> list[TileSet] | None:
+    """The run cut, in the order it lies, into melded sets of three or four with this ``evidence``
+    (:func:`cut_sets`); None where no cut makes legal sets."""
+    cuts = cut_sets([lay.codes[p] for p in run])
+    if cuts is None:
+        return None
+    out, k = [], 0
+    for size in cuts:
+        part = run[k:k + size]
+        out.append(TileSet(part, set_kind([lay.codes[p] for p in part]), True, evidence))
+        k += size
+    return out
 
 
 def runs_of(seen: list, row: list[int]) -> list[list[int]]:
@@ -276,16 +287,10 @@ def turned_sets(lay: Layout, run: list[int], end_of_concealed_row: bool) -> tupl
     the end of the concealed row is the winning tile laid there; else each turned tile's set, the
     three or four tiles beside it that make one (the run's own end first: a set is laid at the end of
     the row), the rest concealed; a turned tile with no set stays concealed (its caller marks it)."""
-    codes = [lay.codes[p] for p in run]
     turned = [p for p in run if lay.turned(p)]
-    cuts = cut_sets(codes)
-    if cuts is not None:
-        parts, k = [], 0
-        for size in cuts:
-            parts.append(run[k:k + size])
-            k += size
-        if all(any(lay.turned(p) for p in part) for part in parts):
-            return [TileSet(part, set_kind([lay.codes[p] for p in part]), True, TURNED) for part in parts], [], None
+    whole = cut_into(lay, run, TURNED)
+    if whole is not None and all(any(lay.turned(p) for p in s.tiles) for s in whole):
+        return whole, [], None
     if end_of_concealed_row and len(turned) == 1 and turned[0] == run[-1] and len(run) > 4:
         return [], run[:-1], run[-1]  # the winning tile turned at the end of the concealed tiles
     sets: list[TileSet] = []
@@ -315,15 +320,7 @@ def placed_sets(lay: Layout, run: list[int], row: int) -> list[TileSet]:
     one set alone, or several laid side by side."""
     if row == lay.main or len(run) < 3:
         return []
-    cuts = cut_sets([lay.codes[p] for p in run])
-    if cuts is None:
-        return []
-    out, k = [], 0
-    for size in cuts:
-        part = run[k:k + size]
-        out.append(TileSet(part, set_kind([lay.codes[p] for p in part]), True, APART))
-        k += size
-    return out
+    return cut_into(lay, run, APART) or []
 
 
 def four_alike_apart(lay: Layout, run: list[int], alone: bool) -> TileSet | None:
@@ -422,37 +419,12 @@ def read_structure(lay: Layout) -> Structure:
     return Structure(out, winning, guessed, flagged, notes)
 
 
-def alternatives(lay: Layout, st: Structure) -> list[tuple[str, Structure]]:
-    """The other plausible structures, each with what changes in words, tried where the likeliest
-    makes no winning hand: a set melded only because it lies apart taken as concealed; a set of three
-    or four set apart in the concealed row taken as melded."""
-    out = []
-    concealed = next((s for s in st.sets if s.kind == "concealed"), None)
-    for k, s in enumerate(st.sets):
-        if s.melded and s.evidence in (APART, FOUR_APART):
-            rest = [x for j, x in enumerate(st.sets) if j != k and x is not concealed]
-            tiles = sorted((concealed.tiles if concealed else []) + s.tiles)
-            out.append((f"the {s.kind} laid apart taken as concealed tiles",
-                        replace(st, sets=rest + [TileSet(tiles, "concealed", False, IN_ROW)])))
-    if concealed is not None:
-        for runs in lay.runs[lay.main:lay.main + 1]:
-            for run in runs:
-                part = [p for p in run if p in concealed.tiles]
-                if len(part) != len(run) or len(run) not in (3, 4) or len(runs) < 2 or st.winning in part:
-                    continue
-                kind = set_kind([lay.codes[p] for p in part])
-                if kind:
-                    rest = [p for p in concealed.tiles if p not in part]
-                    sets = [x for x in st.sets if x is not concealed] + [TileSet(part, kind, True, APART)]
-                    if rest:
-                        sets.append(TileSet(rest, "concealed", False, IN_ROW))
-                    out.append((f"the {kind} set apart in the row taken as melded", replace(st, sets=sets)))
-    return out
-
-
-def other_groupings(lay: Layout, groups: list[dict], winning: int | None) -> list[tuple[str, list[dict], list[int]]]:
+def other_groupings(lay: Layout, groups: list[dict], winning: int | None,
+                    layout_only: bool = False) -> list[tuple[str, list[dict], list[int]]]:
     """The plausible other groupings of a hand grouped as ``groups`` (dicts: ``tiles``, ``kind``,
-    ``melded``, ``evidence``), for :mod:`vision.trust` to weigh: ``(what, groups, tiles)``.
+    ``melded``, ``evidence``): ``(what, groups, tiles of the set that changes)``. :mod:`vision.trust`
+    weighs them all; where the likeliest grouping makes no winning hand, :class:`vision.group.MeldGrouper`
+    tries the first two kinds (``layout_only``: a set's place in the layout, not a hidden tile).
 
     - a set melded only because it lies apart from the concealed row: concealed tiles laid apart;
     - a run of three or four making a set, set apart in the concealed row (not the winning tile):
@@ -467,7 +439,8 @@ def other_groupings(lay: Layout, groups: list[dict], winning: int | None) -> lis
     hidden = list(concealed["tiles"]) if concealed else []
 
     def with_concealed(rest: list[dict], tiles: list[int]) -> list[dict]:
-        return rest + ([{"tiles": sorted(tiles), "melded": False, "kind": "concealed"}] if tiles else [])
+        return rest + ([{"tiles": sorted(tiles), "melded": False, "kind": "concealed", "evidence": IN_ROW}]
+                       if tiles else [])
 
     for g in groups:
         others = [x for x in groups if x is not g and x is not concealed]
@@ -475,6 +448,8 @@ def other_groupings(lay: Layout, groups: list[dict], winning: int | None) -> lis
         if g["melded"] and ev in (APART, FOUR_APART):
             out.append((f"the {g['kind']} laid apart may be concealed tiles",
                         with_concealed(others, hidden + g["tiles"]), list(g["tiles"])))
+        if layout_only:
+            continue
         if g["kind"] == "pung" and raised_middle(lay, TileSet(g["tiles"], "pung")):
             kong = dict(g, kind="kong", tiles=g["tiles"] + [g["tiles"][1]], evidence=ON_TOP)
             out.append((f"the {codes[g['tiles'][0]]} pung may be a kong with its fourth tile on top",
