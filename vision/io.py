@@ -221,12 +221,13 @@ def load_photo(path: str, max_side: int | None = None, reduce: int = 1) -> tuple
         raise ImageError(f"{path}: no such file", "missing")
     if os.path.isdir(path):
         raise ImageError(f"{path}: is a folder, not a picture", "folder")
-    if not stat.S_ISREG(os.stat(path).st_mode):  # looked at without opening it: a pipe would wait for ever
+    info = os.stat(path)  # looked at without opening it: a pipe would wait for ever
+    if not stat.S_ISREG(info.st_mode):
         raise ImageError(f"{path}: not a file but a pipe, a device or a socket", "not-a-file")
-    if os.path.getsize(path) == 0:
+    if info.st_size == 0:
         raise ImageError(f"{path}: empty file", "empty")
-    if os.path.getsize(path) > MAX_BYTES:
-        raise ImageError(f"{path}: {os.path.getsize(path) / 2 ** 20:.0f} MB, over the "
+    if info.st_size > MAX_BYTES:
+        raise ImageError(f"{path}: {info.st_size / 2 ** 20:.0f} MB, over the "
                          f"{MAX_BYTES // 2 ** 20} MB a photo may take", "too-large")
     _register_heif()
     Image.MAX_IMAGE_PIXELS = MAX_PIXELS
