@@ -36,7 +36,7 @@ from .layout import (AWAY, CUT, DOUBTED, FRAME_NOTES, ODD, TOPS, UNSURE_NOTES, U
                      spanners_out, straddlers_out, up_decision, up_sure)
 from .light import balanced, brightened, relit
 from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
-from .preprocess import HALVE_ABOVE, shrink
+from .preprocess import shrink
 from .recognition import Recognition, TileRead
 from .stretch import stretches
 from .up import UpProbe
@@ -54,10 +54,6 @@ class RecognizerConfig:
     brighten: bool = True
     #: load: a photo stretched out of shape is read squeezed back as well (:func:`vision.stretch.stretches`)
     unstretch: bool = True
-    #: load and find: a copy longer than this many pixels is looked at (the stretch check, the
-    #: detector's looks) averaged down from its halved copies, not straight from it
-    #: (:func:`vision.preprocess.area_resized`); 0: straight from it
-    halve_above: int = HALVE_ABOVE
     #: find: a colour cast the tile faces show is turned back and the photo looked at again
     #: (:func:`vision.light.balanced`; the recogniser's card, "The cast turned back, judged again")
     balance: bool = True
@@ -154,7 +150,7 @@ class PhotoLoader:
         gain = 1.0
         if self.config.brighten:
             image, gain = brightened(image)
-        factors, surely = stretches(image, self.config.halve_above) if self.config.unstretch else ([], False)
+        factors, surely = stretches(image) if self.config.unstretch else ([], False)
         squeezes = ([] if surely else [(1.0, 1.0)]) + factors
         sharper, largest = None, (w, h)
         if path and size and max(size) > max(h, w):
