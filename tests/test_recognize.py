@@ -605,6 +605,15 @@ def _spying(recognizer):
     return spy, seen
 
 
+def test_brightness_is_the_99th_percentile_of_each_pixels_brightest_channel():
+    from mjcam.vision.light import brightness
+
+    rng = np.random.default_rng(0)
+    for shape in ((1200, 1600, 3), (37, 53, 3)):
+        image = rng.integers(0, 256, shape, dtype=np.uint8)
+        assert brightness(image) == float(np.percentile(image[::4, ::4].max(axis=2), 99))
+
+
 def test_a_dim_photo_is_looked_at_and_read_brightened():
     from mjcam.vision.light import BRIGHT_TO, DIM_BELOW, brightness
 

@@ -38,7 +38,10 @@ def brightness(image: np.ndarray) -> float:
     """The 99th percentile of the photo's brightness (0-255), each pixel's brightness being its
     brightest channel (so a colour cast, which lowers one or two channels, does not make a photo
     look dim), on every fourth pixel each way."""
-    return float(np.percentile(image[::4, ::4].max(axis=2), 99))
+    every4 = image[::4, ::4]
+    # channel by channel: several times quicker than max(axis=2) over a strided view, the same values
+    brightest = np.maximum.reduce([every4[..., c] for c in range(every4.shape[2])])
+    return float(np.percentile(brightest, 99))
 
 
 def brightened(image: np.ndarray) -> tuple[np.ndarray, float]:
