@@ -222,3 +222,49 @@ def test_a_close_up_s_halves_give_way_to_the_tile_seen_from_afar_within_the_marg
     # surer half, goes as its duplicate); within the margin, the halves go and the whole stays
     assert kept[""] == kept["WHOLE_MARGIN=0.05"] == [0.68, 0.73]
     assert kept["WHOLE_MARGIN=0.15"] == [0.62]
+
+
+def _grown(name: str, side: int) -> np.ndarray:
+    """A sample photo grown to ``side`` pixels long, as a 12 MP photo's working copy shows it."""
+    import cv2
+
+    from mjcam.vision.io import load_image
+
+    img = load_image(os.path.join(SAMPLES, name))
+    s = side / max(img.shape[:2])
+    return cv2.resize(img, (round(img.shape[1] * s), round(img.shape[0] * s)), interpolation=cv2.INTER_LINEAR)
+
+
+def test_area_resized_through_halved_copies_is_the_straight_average_within_a_grey_level():
+    import cv2
+
+    from mjcam.vision.preprocess import area_resized
+
+    big = _grown("hand-pungs.jpg", 1600)
+    for side in (384, 256, 128, 96, 64):
+        size = (side, side)
+        straight = cv2.resize(big, size, interpolation=cv2.INTER_AREA)
+        assert np.abs(area_resized(big, size).astype(int) - straight).mean() < 1.5
+        assert (area_resized(big, size, halve_above=0) == straight).all()
+
+
+def test_a_picture_no_longer_than_halve_above_is_looked_at_exactly_as_before():
+    import cv2
+
+    from mjcam.vision.preprocess import HALVE_ABOVE
+
+    img = _grown("hand-honours.jpg", HALVE_ABOVE)
+    for side in (384, 256, 128, 64):
+        out, s = letterbox_photo(img, side)
+        n = round(HALVE_ABOVE * s)
+        assert (out[:n, :n] == cv2.resize(img, (n, n), interpolation=cv2.INTER_AREA)).all()
+
+
+def test_looks_at_a_large_copy_from_its_halved_copies_find_the_same_tiles():
+    big = _grown("hand-pungs.jpg", 1600)
+    halved = LearnedProposer()(big)
+    straight = LearnedProposer(halve_above=0)(big)
+    assert len(halved) == len(straight) > 10
+    a, b = np.array([p.box for p in halved]), np.array([p.box for p in straight])
+    near = np.abs(a[:, None, :] - b[None, :, :]).max(axis=2).min(axis=1)  # each box to its nearest
+    assert (near < 8).all()  # pixels of the 1,600-px copy: a tile there is about 150 long
