@@ -19,7 +19,7 @@ import numpy as np
 
 from mjcam.models import registry
 
-from .preprocess import HALVE_ABOVE, area_resized, to_tensor
+from .preprocess import to_tensor
 from .session import ModelError, OnnxStage
 
 DEFAULT_DETECTOR = registry.path("detector")
@@ -92,18 +92,12 @@ def fit(h: int, w: int, side: int, multiple: int = 32) -> tuple[float, int, int]
     return s, ph, pw
 
 
-def letterbox_photo(image: np.ndarray, side: int, multiple: int = 32, pad: int = 114,
-                    halve_above: int = HALVE_ABOVE) -> tuple[np.ndarray, float]:
-    """The image scaled so its long side is ``side``, padded right and below to a multiple of 32
-    (scaled down by :func:`vision.preprocess.area_resized`, through halved copies where the image
-    is longer than ``halve_above``)."""
+def letterbox_photo(image: np.ndarray, side: int, multiple: int = 32, pad: int = 114) -> tuple[np.ndarray, float]:
+    """The image scaled so its long side is ``side``, padded right and below to a multiple of 32."""
     h, w = image.shape[:2]
     s, ph, pw = fit(h, w, side, multiple)
     nh, nw = max(1, round(h * s)), max(1, round(w * s))
-    if s < 1:
-        small = area_resized(image, (nw, nh), halve_above)
-    else:
-        small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_LINEAR)
+    small = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
     out = np.full((ph, pw, 3), pad, np.uint8)
     out[:nh, :nw] = small
     return out, s
@@ -198,14 +192,9 @@ class LearnedProposer(OnnxStage):
     #: then ``MJCAM_SEARCH``'s, replace them when its session is made (``extra_sides`` given here
     #: replaces both): :data:`SEARCH_SETTINGS`.
 
-    #: ``halve_above``: a look at an image longer than this is averaged down from its halved copies
-    #: (:func:`vision.preprocess.area_resized`; 0: straight from the image)
-
     def __init__(self, model_path: str | None = None, side: int | None = None, threshold: float | None = None,
-                 threads: int | None = None, extra_sides: tuple[int, ...] | None = None, zoom: bool = True,
-                 halve_above: int = HALVE_ABOVE):
+                 threads: int | None = None, extra_sides: tuple[int, ...] | None = None, zoom: bool = True):
         super().__init__(model_path or os.environ.get("MJCAM_DETECTOR") or DEFAULT_DETECTOR, threads)
-        self.halve_above = halve_above
         self._side, self._threshold = side, threshold
         self._extra_given = extra_sides is not None
         self.extra_sides = self.EXTRA_SIDES if extra_sides is None else tuple(extra_sides)
@@ -236,7 +225,7 @@ class LearnedProposer(OnnxStage):
         """Heat map, size and offset maps of an RGB image seen with long side ``side`` (default:
         the model's input side), and the scale used."""
         sess = self.session
-        x, s = letterbox_photo(image, side or self.side, halve_above=self.halve_above)
+        x, s = letterbox_photo(image, side or self.side)
         t = to_tensor(x[None], self.meta["mean"], self.meta["std"])
         heat, size, offset = sess.run(None, {sess.get_inputs()[0].name: t})
         return heat[0, 0], size[0], offset[0], s

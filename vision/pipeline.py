@@ -63,7 +63,7 @@ class Recognizer:
         self.config = c = replace(config or RecognizerConfig(), **settings)
         self.stages = Stages(
             load=PhotoLoader(c),
-            find=TileFinder(proposers if proposers is not None else [LearnedProposer(halve_above=c.halve_above)],
+            find=TileFinder(proposers if proposers is not None else [LearnedProposer()],
                             (BoxRefiner() if refiner_wanted() else None) if refiner is True else (refiner or None), c),
             read=TileReader(classifier or TileClassifier(), c),
             lay_out=TileLayout(UpProbe() if up is True else (up or None), c),

@@ -18,16 +18,11 @@ SIDEWAYS_RATIO = 1.15  # a box this much wider than tall is a tile lying on its 
 #: stretched out of shape, read drawn back to one of ``TILE_SHAPES`` (:func:`reshaped`)
 OUT_OF_SHAPE = (0.28, 3.5)
 TILE_SHAPES = (0.75, 1.35)  # width over height of a tile standing and of one lying on its side
-#: a picture longer than this is area-averaged to a much smaller size through halved copies
-#: (:func:`area_resized`); one no longer (every training and held-out photo at its own size) directly
-HALVE_ABOVE = 1024
 
 
-def shrink(image: np.ndarray, side: int, linear: bool = False) -> np.ndarray:
-    """A copy of an image whose long side is at most ``side`` pixels (area-averaged; with
-    ``linear``, scaled bilinearly: for an image less than twice ``side`` long, bilinear weighs
-    much the pixels an area average does, several times quicker); the image itself when it is
-    no larger.
+def shrink(image: np.ndarray, side: int) -> np.ndarray:
+    """A copy of an image whose long side is at most ``side`` pixels (area-averaged); the image
+    itself when it is no larger.
 
     >>> shrink(np.zeros((300, 400, 3), np.uint8), 200).shape
     (150, 200, 3)
@@ -36,36 +31,7 @@ def shrink(image: np.ndarray, side: int, linear: bool = False) -> np.ndarray:
     s = side / max(h, w)
     if s >= 1:
         return image
-    return cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))),
-                      interpolation=cv2.INTER_LINEAR if linear else cv2.INTER_AREA)
-
-
-def halved(image: np.ndarray) -> np.ndarray:
-    """The image at half its size each way, each 2 x 2 block of pixels averaged (an odd last row or
-    column left off): OpenCV's quick path, several times quicker than averaging at another ratio.
-
-    >>> halved(np.zeros((5, 8, 3), np.uint8)).shape
-    (2, 4, 3)
-    """
-    h, w = image.shape[:2]
-    return cv2.resize(image[:h - h % 2, :w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-
-
-def area_resized(image: np.ndarray, size: tuple[int, int], halve_above: int = HALVE_ABOVE) -> np.ndarray:
-    """The image area-averaged down to ``size`` (width, height). An image longer than
-    ``halve_above`` pixels (0: none) is first halved (:func:`halved`) for as long as the copy stays
-    at least four times ``size`` each way, and that copy averaged the rest of the way (by 2 to 4
-    times): the same picture to within about a grey level on average, at a fraction of the time a
-    12 MP photo's 1,600-pixel copy takes to average straight down to a detector's look.
-
-    >>> area_resized(np.zeros((1200, 1600, 3), np.uint8), (384, 288)).shape
-    (288, 384, 3)
-    """
-    w, h = size
-    if halve_above and max(image.shape[:2]) > halve_above:
-        while image.shape[1] >= 4 * w and image.shape[0] >= 4 * h:
-            image = halved(image)
-    return cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA)
+    return cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
 
 
 def cut(image: np.ndarray, box, pad: float = 0.06) -> np.ndarray:

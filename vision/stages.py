@@ -36,7 +36,7 @@ from .layout import (AWAY, CUT, DOUBTED, FRAME_NOTES, ODD, TOPS, UNSURE_NOTES, U
                      spanners_out, straddlers_out, up_decision, up_sure)
 from .light import balanced, brightened, relit
 from .locate import WORK_SIDE, BoxRefiner, Proposal, suppress
-from .preprocess import HALVE_ABOVE, shrink
+from .preprocess import shrink
 from .recognition import Recognition, TileRead
 from .stretch import stretches
 from .up import UpProbe
@@ -50,17 +50,10 @@ class RecognizerConfig:
 
     #: load: a photo is read on a copy whose long side is at most this many pixels
     work_side: int = WORK_SIDE
-    #: load: a photo decoded at more than ``work_side`` (less than twice it: a 12 MP JPEG decodes at
-    #: half size, 2,000 px) is brought down to it bilinearly, not area-averaged (:func:`vision.io.load_photo`)
-    work_linear: bool = True
     #: load: a dim photo is read brightened (:func:`vision.light.brightened`)
     brighten: bool = True
     #: load: a photo stretched out of shape is read squeezed back as well (:func:`vision.stretch.stretches`)
     unstretch: bool = True
-    #: load and find: a copy longer than this many pixels is looked at (the stretch check, the
-    #: detector's looks) averaged down from its halved copies, not straight from it
-    #: (:func:`vision.preprocess.area_resized`); 0: straight from it
-    halve_above: int = HALVE_ABOVE
     #: find: a colour cast the tile faces show is turned back and the photo looked at again
     #: (:func:`vision.light.balanced`; the recogniser's card, "The cast turned back, judged again")
     balance: bool = True
@@ -141,7 +134,7 @@ class PhotoLoader:
 
     def open(self, path: str) -> LoadedPhoto:
         t0 = time.perf_counter()
-        photo, size = load_photo(path, self.config.work_side, linear=self.config.work_linear)
+        photo, size = load_photo(path, self.config.work_side)
         loaded = self(photo, size, path)
         loaded.elapse = time.perf_counter() - t0
         return loaded
@@ -157,7 +150,7 @@ class PhotoLoader:
         gain = 1.0
         if self.config.brighten:
             image, gain = brightened(image)
-        factors, surely = stretches(image, self.config.halve_above) if self.config.unstretch else ([], False)
+        factors, surely = stretches(image) if self.config.unstretch else ([], False)
         squeezes = ([] if surely else [(1.0, 1.0)]) + factors
         sharper, largest = None, (w, h)
         if path and size and max(size) > max(h, w):

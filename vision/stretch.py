@@ -9,7 +9,7 @@ import math
 import cv2
 import numpy as np
 
-from .preprocess import HALVE_ABOVE, halved, shrink
+from .preprocess import shrink
 
 #: A photo's gradient anisotropy (:func:`anisotropy`) outside this range means it was stretched out
 #: of shape (resized to a square, say): 1,343 held-in and held-out training photos lie within 0.52-1.9.
@@ -52,24 +52,10 @@ def squeezed(image: np.ndarray, fx: float, fy: float) -> np.ndarray:
     return cv2.resize(image, (max(1, round(w / fx)), max(1, round(h / fy))), interpolation=cv2.INTER_AREA)
 
 
-def look_copy(image: np.ndarray, halve_above: int = HALVE_ABOVE) -> np.ndarray:
-    """The copy the anisotropy is measured on: at most ``STRETCH_LOOK_SIDE`` pixels long, averaged
-    down from the image halved (:func:`vision.preprocess.halved`) where the image is longer than
-    ``halve_above`` (0: never) and at least twice that long.
-
-    >>> look_copy(np.zeros((1200, 1600, 3), np.uint8)).shape, look_copy(np.zeros((60, 80, 3), np.uint8)).shape
-    ((480, 640, 3), (60, 80, 3))
-    """
-    long = max(image.shape[:2])
-    if halve_above and long > halve_above and long >= 2 * STRETCH_LOOK_SIDE:
-        image = halved(image)
-    return shrink(image, STRETCH_LOOK_SIDE)
-
-
-def stretches(image: np.ndarray, halve_above: int = HALVE_ABOVE) -> tuple[list[tuple[float, float]], bool]:
+def stretches(image: np.ndarray) -> tuple[list[tuple[float, float]], bool]:
     """The stretches ``(across, down)`` worth undoing before a photo is read, and whether it is
     surely stretched. None for a photo whose :func:`anisotropy` (on a copy at most
-    ``STRETCH_LOOK_SIDE`` pixels long, :func:`look_copy`) lies in ``STRETCH_NORMAL``; otherwise each of
+    ``STRETCH_LOOK_SIDE`` pixels long) lies in ``STRETCH_NORMAL``; otherwise each of
     ``STRETCH_FACTORS`` along the axis it was stretched along that brings its anisotropy back into
     ``STRETCH_NORMAL``, as long as squeezing it back leaves ``STRETCH_MIN_SIDE`` pixels. Surely
     stretched: outside ``STRETCHED_FOR_SURE`` as well, where no photo as taken lies.
@@ -78,7 +64,7 @@ def stretches(image: np.ndarray, halve_above: int = HALVE_ABOVE) -> tuple[list[t
     ([], False)
     """
     h, w = image.shape[:2]
-    small = look_copy(image, halve_above)
+    small = shrink(image, STRETCH_LOOK_SIDE)
     a = anisotropy(small)
     if STRETCH_NORMAL[0] <= a <= STRETCH_NORMAL[1] or not a:
         return [], False
