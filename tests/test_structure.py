@@ -124,15 +124,60 @@ def test_a_kong_laid_as_three_with_the_fourth_on_top():
     assert "[9999s]" in g.hand and MeldGrouper._wins(g.hand)
 
 
-def test_a_pung_whose_middle_tile_lies_higher_may_be_a_kong_and_the_trust_rule_weighs_it():
+def test_a_melded_pung_whose_middle_tile_lies_higher_is_a_kong_with_the_tile_under_the_fourth_hidden():
     codes = ["1m", "2m", "3m", "4p", "5p", "6p", "E", "E", "E", "N", "N"]
     row = tiles_at(codes, 10, 40)
     three = tiles_at(["9s"] * 3, 30, 110, w=36, h=26)
     b = three[1].box
     three[1] = TileObs((b[0], b[1] - 12, b[2], b[3] - 4), "9s")  # one box round the middle tile and the one on it
     g = MeldGrouper()(row + three)
+    assert "[9999s]" in g.hand and MeldGrouper._wins(g.hand)
+    kong = next(x for x in g.groups if x["kind"] == "kong")
+    assert len(kong["tiles"]) == 3 and kong["evidence"] == ON_TOP
+    assert not any("tiles in the hand" in n for n in g.notes)  # counted as a kong: the hand adds up
+    # the trust rule weighs the pung it may be
+    assert any("may be a pung" in s["what"] and "[999s]" in s["hand"] for s in g.structures)
+    # level, the same three are a pung
+    g = MeldGrouper()(row + tiles_at(["9s"] * 3, 30, 110, w=36, h=26))
     assert "[999s]" in g.hand
-    assert any("kong with its fourth tile on top" in s["what"] and "[9999s]" in s["hand"] for s in g.structures)
+
+
+def test_the_tile_under_a_kongs_fourth_read_unsure_is_taken_as_the_kongs():
+    row = tiles_at(["1m", "2m", "3m", "4p", "5p", "6p", "E", "E", "E", "N", "N"], 10, 40)
+    three = tiles_at(["6s", "8s", "6s"], 30, 110, w=36, h=26)
+    three[1] = TileObs(three[1].box, "8s", 0.45, [("9s", 0.3)])  # mostly covered: little of it shows
+    b = three[1].box
+    top = TileObs((b[0] + 2, b[1] - 14, b[2] + 2, b[3] - 14), "6s")  # laid over it, higher
+    g = MeldGrouper()(row + three + [top])
+    assert "[6666s]" in g.hand and MeldGrouper._wins(g.hand)
+    under = g.order.index(12)
+    assert g.codes[under] == "6s" and under in g.needs_confirmation
+    assert any("under the fourth tile of a kong" in n for n in g.notes)
+    # read surely as another tile, it is not taken as the kong's
+    three[1] = TileObs(three[1].box, "8s", 0.97)
+    assert "6666s" not in (MeldGrouper()(row + three + [top]).hand or "")
+
+
+def test_a_row_of_melds_with_a_tile_misread_is_mended_by_its_alternative():
+    # melds beyond the rack: 888m 999m 123s, one 9m read 7m (70 %) with 9m its alternative (29 %)
+    far = tiles_at(["8m", "8m", "8m", "9m", "7m", "9m", "1s", "2s", "3s"], 10, 40)
+    far[4] = TileObs(far[4].box, "7m", 0.70, [("9m", 0.29), ("6m", 0.01)])
+    near = tiles_at(["7p", "8p", "9p", "4m", "4m"], 10, 100)
+    g = MeldGrouper()(far + near)
+    assert g.codes[4] == "9m" and 4 in g.needs_confirmation
+    assert melds(g.hand) == [("pung", False), ("pung", False), ("chow", False)]
+    assert any("tile 5 read as 9m (not 7m)" in n for n in g.notes)
+    # with no alternative that makes sets, the row is read as it is
+    far[4] = TileObs(far[4].box, "7m", 0.70, [("6m", 0.29)])
+    assert MeldGrouper()(far + near).codes[4] == "7m"
+
+
+def test_the_winning_tile_turned_at_the_end_of_the_near_row_leaves_the_far_rows_sets_melded():
+    # pushed down flat: the far row's sets not turned, the near row ends with the winning tile turned
+    far = tiles_at(["8p", "8p", "8p", "1m", "1m", "1m"], 10, 40)
+    near = tiles_at(["1p", "2p", "3p", "5s", "5s", "Rd", "Rd", "Rd"], 10, 100, turned={7})
+    g = MeldGrouper()(far + near)
+    assert melds(g.hand) == [("pung", False), ("pung", False)] and g.hand.endswith("+Rd")
 
 
 def test_a_marker_beside_the_hand_smaller_every_way_is_left_out():

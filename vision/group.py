@@ -46,7 +46,7 @@ from mjcam.scoring.notation import Hand, Meld, NotationError, format_hand
 from mjcam.scoring.tiles import INDEX
 
 from .structure import (Layout, Structure, cut_sets as _cut_sets, is_bonus as _is_bonus, layout_of,
-                        other_groupings, read_structure, set_kind as _set_kind)
+                        other_groupings, read_structure, set_kind as _set_kind, sets_within_reach)
 
 LOW_CONFIDENCE = 0.80
 HAND_TILES = 14  # a winning hand without kongs, bonus tiles aside
@@ -322,9 +322,11 @@ def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> 
 
 
 def _hand_count(groups: list[dict]) -> tuple[int, int]:
-    """The hand's tiles (bonus tiles aside, a kong counted as three) and its kongs."""
+    """The hand's tiles (bonus tiles aside, a kong counted as three, however many of its tiles
+    the photo shows) and its kongs."""
     kongs = sum(g["kind"] in ("kong", "concealed_kong") for g in groups)
-    return sum(len(g["tiles"]) for g in groups if g["kind"] not in ("bonus", "stray")) - kongs, kongs
+    return sum(3 if g["kind"] in ("kong", "concealed_kong") else len(g["tiles"])
+               for g in groups if g["kind"] not in ("bonus", "stray")), kongs
 
 
 def _count_note(groups: list[dict]) -> str | None:
@@ -362,8 +364,9 @@ def _tally(groups: list[dict], codes: list[str]) -> dict[str, int]:
     """How many of each code the groups hold (a concealed kong four of its tile)."""
     count: dict[str, int] = {}
     for g in groups:
-        if g["kind"] == "concealed_kong":
-            count[g["code"]] = count.get(g["code"], 0) + 4
+        if g["kind"] == "concealed_kong" or (g["kind"] == "kong" and len(g["tiles"]) < 4):
+            code = g["code"] if g["kind"] == "concealed_kong" else codes[g["tiles"][0]]
+            count[code] = count.get(code, 0) + 4
             continue
         for p in g["tiles"]:
             count[codes[p]] = count.get(codes[p], 0) + 1
@@ -455,9 +458,17 @@ class MeldGrouper:
         codes = [tiles[i].code for i in order]
         flagged = {pos[i] for i, t in enumerate(tiles) if t.sure < self.low_confidence}
         lay = layout_of(codes, [tiles[i] for i in order], [[pos[i] for i in r] for r in rows_idx])
+        mended = sets_within_reach(lay, ALT_MIN, FIX_RATIO)
+        said = [f"tile {p + 1} read as {c} (not {codes[p]}): only that makes the row of melded sets legal "
+                "sets; check it" for p, c in sorted(mended.items())]
+        if mended:
+            for p, c in mended.items():
+                codes[p] = c
+            flagged |= set(mended)
+            lay = layout_of(codes, lay.seen, lay.rows)
         runs = [run for row in lay.runs for run in row]
-        found = read_structure(lay)
-        notes = list(found.notes)
+        found = read_structure(lay, self.low_confidence)
+        notes = said + found.notes
         flagged |= found.flagged
         groups = [s.as_dict() for s in found.sets]
         bonus = next((g["tiles"] for g in groups if g["kind"] == "bonus"), [])
@@ -617,6 +628,8 @@ class MeldGrouper:
             elif g["kind"] == "concealed":
                 concealed += [INDEX[c] for c in cs]
             else:
+                if g["kind"] == "kong" and len(set(cs)) == 1:
+                    cs = cs[:1] * 4  # (the fourth on top: the one under it may be hidden)
                 kind = _set_kind(cs)
                 if kind is None:
                     return None

@@ -10,7 +10,10 @@ the tiles' rows and runs (a run: tiles touching in a row, a gap of about a tile'
 separating two runs, measured in the width of the tiles at that depth, so that nearer tiles,
 larger in the photo, need a larger gap):
 
-- :func:`stacked_kongs`: a tile lying over (or under) three alike in the next row makes them a kong.
+- :func:`stacked_kongs`: a tile lying over (or under) three alike in the next row makes them a kong;
+  so does a melded pung whose middle tile lies higher than both its neighbours
+  (:func:`raised_middle`): the fourth tile laid on top, the one under it hidden (the kong has three
+  tiles in the photo, four in the hand).
 - :func:`face_down_kongs`: four in a run with one to four face down, the faces shown all alike,
   are a concealed kong; any other face-down tile is no tile of the hand (left apart with a note).
 - :func:`turned_sets`: a run with a tile turned sideways holds melded sets, each with a turned
@@ -36,6 +39,7 @@ where it does, :mod:`vision.trust` weighs whether any of them changes what anyon
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from mjcam.scoring.notation import meld_kind
 from mjcam.scoring.tiles import INDEX
@@ -177,12 +181,13 @@ def runs_of(seen: list, row: list[int]) -> list[list[int]]:
 
 
 def concealed_row(codes: list[str], seen: list, rows: list[list[int]], runs: list[list[list[int]]]) -> int:
-    """Which row holds the concealed tiles: a row with no turned tile before one with (a claimed
-    tile is turned in a melded set only); a row whose tiles do not cut, in the order they lie, into
+    """Which row holds the concealed tiles: a row whose tiles do not cut, in the order they lie, into
     sets of three or four before one whose tiles do (a hand's concealed part holds its pair, or is
     one tile short of sets with the winning tile apart: it never cuts into sets, while melds laid
-    out side by side do); a row not made only of sets set apart before one that is; then the longest
-    run of tiles touching, the most tiles of the hand, the first."""
+    out side by side do); then a row with no turned tile before one with (a claimed tile is turned
+    in a melded set; the winning tile may be turned at the end of the concealed row, so a turned
+    tile says less than the cut); a row not made only of sets set apart before one that is; then
+    the longest run of tiles touching, the most tiles of the hand, the first."""
     def key(r: int):
         tiles = [p for p in rows[r] if not is_bonus(codes[p])]
         pieces = [[p for p in run if not is_bonus(codes[p])] for run in runs[r]]
@@ -190,7 +195,7 @@ def concealed_row(codes: list[str], seen: list, rows: list[list[int]], runs: lis
         turned = any(seen[p].orientation == "sideways" for p in tiles)
         cuts = len(tiles) >= 3 and cut_sets([codes[p] for p in tiles]) is not None
         only_sets = len(pieces) > 1 and all(3 <= len(x) <= 4 and set_kind([codes[p] for p in x]) for x in pieces)
-        return (not turned, not cuts, not only_sets, max((len(x) for x in pieces), default=0), len(tiles), -r)
+        return (not cuts, not turned, not only_sets, max((len(x) for x in pieces), default=0), len(tiles), -r)
 
     return max(range(len(rows)), key=key) if rows else 0
 
@@ -202,12 +207,15 @@ def layout_of(codes: list[str], seen: list, rows: list[list[int]]) -> Layout:
 
 # ------------------------------------------------------------------ the layout rules
 
-def stacked_kongs(lay: Layout) -> list[TileSet]:
+def stacked_kongs(lay: Layout, unsure: float = 0.8) -> tuple[list[TileSet], dict[int, str]]:
     """A tile lying on top of three alike is the fourth tile of their kong: one lying over (or just
     under) a run of three alike in the next row, within the run's width, or one in the run itself
-    whose box overlaps a neighbour's by over half a tile's width and lies higher."""
+    whose box overlaps a neighbour's by over half a tile's width and lies higher. The tile it
+    covers shows little of its face: read below ``unsure``, with the top tile and the other two
+    alike, it is taken as theirs. The kongs, and the covered tiles read again ``{position: code}``."""
     out = []
     used: set[int] = set()
+    covered: dict[int, str] = {}
 
     def alike(ps) -> bool:
         return len({lay.codes[p] for p in ps}) == 1 and lay.codes[ps[0]] in INDEX
@@ -220,11 +228,18 @@ def stacked_kongs(lay: Layout) -> list[TileSet]:
                 if overlap < 0.5 * min(ba[2] - ba[0], bb[2] - bb[0]) or a in used or b in used:
                     continue
                 top = a if lay.centre(a)[1] < lay.centre(b)[1] else b
+                under = b if top == a else a
                 k = run.index(b)
                 rest = [p for p in run if p != top]
                 for start in range(max(0, k - 3), min(k, len(rest) - 3) + 1):
                     three = rest[start:start + 3]
-                    if len(three) == 3 and alike(three + [top]):
+                    if len(three) != 3:
+                        continue
+                    shown = [p for p in three if p != under] + [top]
+                    if alike(three + [top]) or (under in three and alike(shown)
+                                                and lay.seen[under].confidence < unsure):
+                        if lay.codes[under] != lay.codes[top] and under in three:
+                            covered[under] = lay.codes[top]
                         used.update(three + [top])
                         out.append(TileSet(sorted(three + [top]), "kong", True, ON_TOP))
                         break
@@ -242,7 +257,7 @@ def stacked_kongs(lay: Layout) -> list[TileSet]:
             if lone is not None:
                 used.update(run + [lone])
                 out.append(TileSet(sorted(run + [lone]), "kong", True, ON_TOP))
-    return out
+    return out, covered
 
 
 def raised_middle(lay: Layout, s: TileSet) -> bool:
@@ -323,6 +338,54 @@ def placed_sets(lay: Layout, run: list[int], row: int) -> list[TileSet]:
     return cut_into(lay, run, APART) or []
 
 
+def sets_within_reach(lay: Layout, alt_min: float, min_ratio: float, most: int = 2) -> dict[int, str]:
+    """Tiles to read as one of their alternatives so that a row of melded sets is legal sets: the
+    row, of three or more tiles with none turned or face down, does not cut into sets as read
+    (:func:`cut_sets`) but does with up to ``most`` of its tiles each taking an alternative given
+    at least ``alt_min`` and at least ``min_ratio`` times its reading, no tile then read a fifth
+    time; and another row of the hand does not cut as read (the concealed row: it holds the pair).
+    The likeliest such change (the product of the ratios), ``{position: code}``; none where no row
+    or more than one row could be mended so (which is the row of melds is then unclear)."""
+    rows = [[p for p in row if not is_bonus(lay.codes[p])] for row in lay.rows]
+    cuts = [len(r) >= 3 and cut_sets([lay.codes[p] for p in r]) is not None for r in rows]
+    count: dict[str, int] = {}
+    for c in lay.codes:
+        count[c] = count.get(c, 0) + 1
+    mends = []
+    for ri, row in enumerate(rows):
+        if len(row) < 3 or cuts[ri] or any(lay.turned(p) or lay.codes[p] == BACK for p in row):
+            continue
+        if not any(other and not cuts[rj] for rj, other in enumerate(rows) if rj != ri):
+            continue
+        options = []
+        for p in row:
+            seen = lay.seen[p]
+            now = max(dict(seen.alternatives).get(lay.codes[p], seen.confidence), 1e-6)
+            options += [(q / now, p, c) for c, q in seen.alternatives
+                        if c in INDEX and not is_bonus(c) and c != lay.codes[p] and q >= alt_min and q / now >= min_ratio]
+        best = None
+        for k in range(1, most + 1):
+            for change in combinations(options, k):
+                if len({p for _, p, _ in change}) < k:
+                    continue
+                trial = dict(zip(row, (lay.codes[p] for p in row)))
+                trial.update({p: c for _, p, c in change})
+                added = [c for _, _, c in change]
+                if any(count.get(c, 0) + added.count(c) > 4 for c in added):
+                    continue
+                if cut_sets([trial[p] for p in row]) is not None:
+                    ratio = 1.0
+                    for r, _, _ in change:
+                        ratio *= r
+                    if best is None or ratio > best[0]:
+                        best = (ratio, {p: c for _, p, c in change})
+            if best is not None:
+                break
+        if best is not None:
+            mends.append(best[1])
+    return mends[0] if len(mends) == 1 else {}
+
+
 def four_alike_apart(lay: Layout, run: list[int], alone: bool) -> TileSet | None:
     """Four alike in a run of their own are a melded kong."""
     if not alone or len(run) != 4 or set_kind([lay.codes[p] for p in run]) != "kong":
@@ -341,8 +404,9 @@ def winning_apart(lay: Layout, lone: list[tuple[int, int, bool]]) -> int | None:
 
 # ------------------------------------------------------------------ the structure
 
-def read_structure(lay: Layout) -> Structure:
-    """The likeliest structure of the hand laid out as ``lay`` (the rules above, in turn)."""
+def read_structure(lay: Layout, unsure: float = 0.8) -> Structure:
+    """The likeliest structure of the hand laid out as ``lay`` (the rules above, in turn; a tile
+    covered by a kong's fourth read below ``unsure`` is read again, in ``lay.codes`` too)."""
     sets: list[TileSet] = []
     concealed: list[int] = []
     bonus: list[int] = []
@@ -351,7 +415,12 @@ def read_structure(lay: Layout) -> Structure:
     notes: list[str] = []
     winning = None
     lone: list[tuple[int, int, bool]] = []
-    stacked = stacked_kongs(lay)
+    stacked, covered = stacked_kongs(lay, unsure)
+    for p, code in covered.items():
+        notes.append(f"tile {p + 1}, under the fourth tile of a kong, read as {code} (not {lay.codes[p]}): "
+                     "check it")
+        lay.codes[p] = code
+        flagged.add(p)
     in_stack = {p for s in stacked for p in s.tiles}
     sets += stacked
     tile_runs = sum(1 for runs in lay.runs for run in runs if any(not is_bonus(lay.codes[p]) for p in run))
@@ -402,6 +471,9 @@ def read_structure(lay: Layout) -> Structure:
                 if len(piece) == 1 and tile_runs > 1 and len(pieces) == 1:
                     lone.append((piece[0], ri, last))
                 concealed += piece
+    for s in sets:
+        if s.melded and s.kind == "pung" and raised_middle(lay, s):  # the tile under the fourth hidden
+            s.kind, s.evidence = "kong", ON_TOP
     guessed = False
     if winning is None:
         winning = winning_apart(lay, [x for x in lone if x[0] in concealed])
@@ -431,7 +503,8 @@ def other_groupings(lay: Layout, groups: list[dict], winning: int | None,
       a melded set whose claimed tile was not turned;
     - a pung whose middle tile lies higher than its neighbours (:func:`raised_middle`): a kong with
       its fourth tile laid on top, hidden in one box with it;
-    - a kong of four alike shown face up: a pung and a tile of the concealed part beside it.
+    - a kong of four alike shown face up: a pung and a tile of the concealed part beside it;
+    - a kong read from three tiles, the middle one raised: a pung whose middle tile only lies higher.
     """
     out = []
     codes = lay.codes
@@ -454,10 +527,14 @@ def other_groupings(lay: Layout, groups: list[dict], winning: int | None,
             kong = dict(g, kind="kong", tiles=g["tiles"] + [g["tiles"][1]], evidence=ON_TOP)
             out.append((f"the {codes[g['tiles'][0]]} pung may be a kong with its fourth tile on top",
                         with_concealed(others + [kong], hidden), list(g["tiles"])))
-        if g["kind"] == "kong" and g["melded"] and ev in (FOUR_APART, ON_TOP):
+        if g["kind"] == "kong" and g["melded"] and ev in (FOUR_APART, ON_TOP) and len(g["tiles"]) == 4:
             pung = dict(g, kind="pung", tiles=g["tiles"][:3])
             out.append((f"the {codes[g['tiles'][0]]} kong may be a pung and a concealed tile",
                         with_concealed(others + [pung], hidden + g["tiles"][3:]), list(g["tiles"])))
+        if g["kind"] == "kong" and len(g["tiles"]) == 3:
+            pung = dict(g, kind="pung", evidence=APART)
+            out.append((f"the {codes[g['tiles'][0]]} kong may be a pung whose middle tile only lies higher",
+                        with_concealed(others + [pung], hidden), list(g["tiles"])))
     if concealed is not None and lay.rows:
         runs = lay.runs[lay.main]
         for run in runs:
