@@ -61,22 +61,6 @@ def test_a_large_png_is_loaded_small_as_a_jpeg_is(tmp_path, mode):
     assert np.abs(img.astype(int) - shrink(whole, 800).astype(int)).mean() < 3
 
 
-def test_a_12_mp_jpeg_brought_down_bilinearly_is_its_area_average_within_a_few_levels(tmp_path):
-    from PIL import Image
-
-    rng = np.random.default_rng(0)
-    blocks = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
-    p = tmp_path / "big.jpg"
-    Image.fromarray(np.kron(blocks, np.ones((100, 100, 1), np.uint8))).save(p, quality=92)  # 4000 x 3000
-    area, size = load_photo(str(p), 1600)
-    linear, _ = load_photo(str(p), 1600, linear=True)
-    assert size == (4000, 3000) and area.shape == linear.shape == (1200, 1600, 3)
-    assert np.abs(area.astype(int) - linear.astype(int)).mean() < 3
-    small = tmp_path / "small.jpg"  # no larger than the side: loaded exactly as before
-    Image.fromarray(blocks).resize((640, 480)).save(small)
-    assert (load_photo(str(small), 1600, linear=True)[0] == load_photo(str(small), 1600)[0]).all()
-
-
 @pytest.mark.parametrize("mode", ["L", "P", "RGBA", "LA", "RGB", "I;16"])
 def test_load_photo_gives_writable_rgb_whatever_the_mode(tmp_path, mode):
     from PIL import Image

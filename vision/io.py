@@ -208,16 +208,13 @@ def _opencv_jpeg(path: str, im, size: tuple[int, int]) -> np.ndarray | None:
     return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB, dst=bgr)  # in place: no second copy of a large picture
 
 
-def load_photo(path: str, max_side: int | None = None, reduce: int = 1,
-               linear: bool = False) -> tuple[np.ndarray, tuple[int, int]]:
+def load_photo(path: str, max_side: int | None = None, reduce: int = 1) -> tuple[np.ndarray, tuple[int, int]]:
     """The picture as an RGB array whose long side is at most ``max_side`` (JPEGs are decoded at
     reduced size directly, which saves time and memory on 12 MP photos; other pictures are turned
     into RGB and scaled down a tile at a time, see :func:`_converted`), and the full size
     (width, height) as a person sees it. Boxes found on the array scale back by
     ``width / array.shape[1]``. ``reduce`` (2, 4 or 8; with no ``max_side``): the picture at that
-    fraction of its size exactly as the JPEG decoder gives it (other pictures: blocks averaged).
-    ``linear``: the last step down to ``max_side`` (from less than twice it, after the reduced
-    decoding) taken bilinearly rather than area-averaged (:func:`vision.preprocess.shrink`)."""
+    fraction of its size exactly as the JPEG decoder gives it (other pictures: blocks averaged)."""
     from PIL import Image, UnidentifiedImageError
 
     if not os.path.exists(path):
@@ -278,7 +275,7 @@ def load_photo(path: str, max_side: int | None = None, reduce: int = 1,
     if max_side and max(arr.shape[:2]) > max_side:
         from .preprocess import shrink
 
-        arr = shrink(arr, max_side, linear)
+        arr = shrink(arr, max_side)
     if orientation in _TURNS:
         arr = np.ascontiguousarray(_TURNS[orientation](arr))
     return arr, full

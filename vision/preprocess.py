@@ -20,11 +20,9 @@ OUT_OF_SHAPE = (0.28, 3.5)
 TILE_SHAPES = (0.75, 1.35)  # width over height of a tile standing and of one lying on its side
 
 
-def shrink(image: np.ndarray, side: int, linear: bool = False) -> np.ndarray:
-    """A copy of an image whose long side is at most ``side`` pixels (area-averaged; with
-    ``linear``, scaled bilinearly: for an image less than twice ``side`` long, bilinear weighs
-    much the pixels an area average does, several times quicker); the image itself when it is
-    no larger.
+def shrink(image: np.ndarray, side: int) -> np.ndarray:
+    """A copy of an image whose long side is at most ``side`` pixels (area-averaged); the image
+    itself when it is no larger.
 
     >>> shrink(np.zeros((300, 400, 3), np.uint8), 200).shape
     (150, 200, 3)
@@ -33,8 +31,7 @@ def shrink(image: np.ndarray, side: int, linear: bool = False) -> np.ndarray:
     s = side / max(h, w)
     if s >= 1:
         return image
-    return cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))),
-                      interpolation=cv2.INTER_LINEAR if linear else cv2.INTER_AREA)
+    return cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
 
 
 def cut(image: np.ndarray, box, pad: float = 0.06) -> np.ndarray:

@@ -50,9 +50,6 @@ class RecognizerConfig:
 
     #: load: a photo is read on a copy whose long side is at most this many pixels
     work_side: int = WORK_SIDE
-    #: load: a photo decoded at more than ``work_side`` (less than twice it: a 12 MP JPEG decodes at
-    #: half size, 2,000 px) is brought down to it bilinearly, not area-averaged (:func:`vision.io.load_photo`)
-    work_linear: bool = True
     #: load: a dim photo is read brightened (:func:`vision.light.brightened`)
     brighten: bool = True
     #: load: a photo stretched out of shape is read squeezed back as well (:func:`vision.stretch.stretches`)
@@ -137,7 +134,7 @@ class PhotoLoader:
 
     def open(self, path: str) -> LoadedPhoto:
         t0 = time.perf_counter()
-        photo, size = load_photo(path, self.config.work_side, linear=self.config.work_linear)
+        photo, size = load_photo(path, self.config.work_side)
         loaded = self(photo, size, path)
         loaded.elapse = time.perf_counter() - t0
         return loaded
