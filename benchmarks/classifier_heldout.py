@@ -111,6 +111,9 @@ def main(argv=None) -> None:
     ap.add_argument("--turns", action="store_true",
                     help="only the HK valid tiles, read with the photo upright and turned a quarter, a half "
                          "and three quarters (tiles lying sideways, upside down)")
+    ap.add_argument("--tuning", action="store_true",
+                    help="the tuning photos instead (HK train's and rethink-bonus's tuning shares, which choose the "
+                         "classifier's epoch): for choosing settings without looking at the held-out tiles")
     ap.add_argument("--part-labels", choices=("whole", "as-labelled"), default="whole",
                     help="rethink-bonus's flowers and seasons, labelled round part of the tile: read as the whole "
                          "tile's box the shipped detector draws round each (default), or as labelled")
@@ -118,6 +121,16 @@ def main(argv=None) -> None:
                     help="where the shipped detector's boxes of the rethink-bonus photos are kept between runs")
     a = ap.parse_args(argv)
     s = split(a.data)
+    if a.tuning:
+        tune = whole_tiled(s.rethink_tune, a.work) if a.part_labels == "whole" else s.rethink_tune
+        sets = {"HK tuning": s.hk_tune, "rethink tuning": tune}
+        for name, clf in {"mjcam": TileClassifier(a.model), **(
+                {"baseline": TileClassifier(a.baseline)} if a.baseline else {})}.items():
+            reads = {k: read_all(clf, v) for k, v in sets.items()}
+            both = reads["HK tuning"] + reads["rethink tuning"]
+            print(name, "  ".join(f"{k}: {figure(v)}" for k, v in reads.items()),
+                  f" flowers/seasons: {figure(both, BONUS)}")
+        return
     if a.part_labels == "whole":
         s = replace(s, rethink_test=whole_tiled(s.rethink_test, a.work), unseen_set=whole_tiled(s.unseen_set, a.work))
     valid = mended(s.hk_valid)
