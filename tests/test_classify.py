@@ -260,3 +260,33 @@ def test_a_classifier_of_your_own_is_taken_from_mjcam_classifier(monkeypatch, tm
     assert TileClassifier(DEFAULT_MODEL).model_path == DEFAULT_MODEL  # a path given wins
     monkeypatch.delenv("MJCAM_CLASSIFIER")
     assert TileClassifier().model_path == DEFAULT_MODEL
+
+
+def test_a_face_lying_up_read_unsurely_turned_is_read_drawn_back_to_a_standing_tiles_shape(monkeypatch):
+    import mjcam.vision.classify as classify
+
+    clf = TileClassifier()
+    clf.session  # noqa: B018  (the labels are read with the model)
+    n = len(clf.classes)
+    calls = []
+
+    def probabilities(crops):  # turned a quarter: unsure; drawn back to a standing tile: sure of class 1
+        calls.append(len(crops))
+        p = np.full((len(crops), n), 0.6 / (n - 1), np.float32)
+        p[:, 0 if len(calls) == 1 else 1] = 0.4 if len(calls) == 1 else 0.95
+        return p
+
+    monkeypatch.setattr(clf, "probabilities", probabilities)
+    image = np.full((200, 400, 3), 128, np.uint8)
+    flat = [(10 + 40 * i, 50, 48 + 40 * i, 76) for i in range(5)]  # a row lying up, seen from the seat
+    p = clf.box_probabilities(image, flat)
+    assert calls == [5, 5] and all(row.argmax() == 1 for row in p)
+    # a tile lying sideways among standing ones is read turned only, as is a sure turned reading
+    calls.clear()
+    row = [(10 + 31 * i, 50, 40 + 31 * i, 90) for i in range(4)] + [(134, 60, 174, 90)]
+    clf.box_probabilities(image, row)
+    assert calls == [5]
+    calls.clear()
+    monkeypatch.setattr(classify, "TURNED_SURE", 0.3)
+    clf.box_probabilities(image, flat)
+    assert calls == [5]

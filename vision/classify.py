@@ -14,11 +14,16 @@ import numpy as np
 
 from mjcam.models import registry
 
+from .layout import lying_up
 from .preprocess import TILE_SHAPES, out_of_shape, prepare, to_tensor
 from .session import ModelError, OnnxStage
 
 DEFAULT_MODEL = registry.path("classifier")
 LOW_CONFIDENCE = 0.80  # below this a tile goes to a person to confirm (on the calibrated figures)
+#: a face lying up seen from the seat is read turned a quarter, as a tile lying sideways, and drawn
+#: back to a standing tile's shape too where that reading is under this (the classifier's own figure;
+#: see TileClassifier.box_probabilities): chosen on the tuning photos (models/EXPERIMENTS.md)
+TURNED_SURE = 0.5
 #: the shipped classifier's logits are divided by its temperature before its figures are shown or
 #: weighed: it is under-confident, and tempered its figures mean what they say — a tile read at c is
 #: right at least about c of the time. Fitted on the photos that chose the training epoch, judged on
@@ -144,16 +149,28 @@ class TileClassifier(OnnxStage):
         return np.stack([prepare(image, b, self.input_size, a) for b, a in zip(boxes, aspects)])
 
     def box_probabilities(self, image: np.ndarray, boxes) -> np.ndarray:
-        """Class probabilities (N, classes) of ``boxes`` of an RGB image. A box with no tile's shape
+        """Class probabilities (N, classes) of ``boxes`` of an RGB image (a photo's boxes, all of
+        them: each is judged against the others). A box with no tile's shape
         (:func:`vision.preprocess.out_of_shape`: a tile in a picture stretched out of shape) is read
-        from its crop drawn back to each of ``TILE_SHAPES``, the surer reading kept."""
+        from its crop drawn back to each of ``TILE_SHAPES``, the surer reading kept. A box as wide as
+        a tile lying sideways that the photo's other tiles say stands (:func:`vision.layout.lying_up`:
+        a face lying up seen from the seat, squashed down the photo — or one of a row of tiles all
+        lying sideways, which the boxes cannot tell apart) is read turned a quarter, as a tile lying
+        sideways; where that reading is under ``TURNED_SURE``, it is read drawn back to a standing
+        tile's shape too, the surer reading kept."""
         odd = [i for i, b in enumerate(boxes) if out_of_shape(b)]
-        if not odd:
-            return self.probabilities(self.crops(image, boxes))
         plain = sorted(set(range(len(boxes))) - set(odd))
         q = self.probabilities(self.crops(image, [boxes[i] for i in plain]))
         p = np.empty((len(boxes), q.shape[1]), q.dtype)
         p[plain] = q
+        unsure = [i for i in lying_up(boxes) if i in set(plain) and p[i].max() < TURNED_SURE]
+        if unsure:
+            drawn = self.probabilities(self.crops(image, [boxes[i] for i in unsure], [TILE_SHAPES[0]] * len(unsure)))
+            for i, qi in zip(unsure, drawn):
+                if qi.max() > p[i].max():
+                    p[i] = qi
+        if not odd:
+            return p
         for k, aspect in enumerate(TILE_SHAPES):
             q = self.probabilities(self.crops(image, [boxes[i] for i in odd], [aspect] * len(odd)))
             for i, qi in zip(odd, q):

@@ -26,7 +26,7 @@ import numpy as np
 
 from .group import TileObs, reading_order, row_frame
 from .labels import BACK
-from .preprocess import SIDEWAYS_RATIO
+from .preprocess import SIDEWAYS_RATIO, flat_or_sideways
 
 #: a tile lies sideways only where its box is also this many times as wide for its height as the
 #: photo's median box (:func:`orientations`)
@@ -163,6 +163,28 @@ def orientations(boxes: list[Box], codes: list[str]) -> tuple[list[str], bool]:
         else:
             out.append("upright")
     return out, wide
+
+
+def lying_up(boxes: list[Box]) -> list[int]:
+    """The boxes (indices) as wide for their height as a tile lying sideways
+    (:func:`vision.preprocess.flat_or_sideways`) that :func:`orientations` nevertheless calls
+    standing, in a photo whose rows run across it: faces lying up seen from the seat, squashed down
+    the photo like the photo's other tiles (or a row of tiles all lying sideways: the boxes cannot
+    tell). None in a photo of fewer than three boxes, or one whose rows run down it (turned a
+    quarter: there every standing tile's box is wide).
+
+    >>> flat = [(40 * i, 0, 40 * i + 38, 26) for i in range(5)]  # a row lying up, seen from the seat
+    >>> lying_up(flat), lying_up(flat[:2])
+    ([0, 1, 2, 3, 4], [])
+    >>> lying_up([(0, 0, 30, 40), (31, 0, 61, 40), (62, 10, 102, 40)])  # one turned among standing
+    []
+    """
+    if len(boxes) < 3:
+        return []
+    turned, down = orientations(boxes, [""] * len(boxes))
+    if down:
+        return []
+    return [i for i, (b, o) in enumerate(zip(boxes, turned)) if o == "upright" and flat_or_sideways(b)]
 
 
 #: A hand's standing tiles read by the which-way-up probe (vision.up): where their summed log-odds

@@ -18,6 +18,9 @@ SIDEWAYS_RATIO = 1.15  # a box this much wider than tall is a tile lying on its 
 #: stretched out of shape, read drawn back to one of ``TILE_SHAPES`` (:func:`reshaped`)
 OUT_OF_SHAPE = (0.28, 3.5)
 TILE_SHAPES = (0.75, 1.35)  # width over height of a tile standing and of one lying on its side
+#: a box wider than tall by ``SIDEWAYS_RATIO`` up to this may be a tile lying sideways or a face lying
+#: up seen from the seat, squashed down the photo (to 0.3 of a standing tile's height at this)
+FLAT_MOST = 2.5
 
 
 def shrink(image: np.ndarray, side: int) -> np.ndarray:
@@ -64,6 +67,18 @@ def out_of_shape(box) -> bool:
     """
     w, h = float(box[2]) - float(box[0]), float(box[3]) - float(box[1])
     return w > 0 and h > 0 and not OUT_OF_SHAPE[0] <= w / h <= OUT_OF_SHAPE[1]
+
+
+def flat_or_sideways(box) -> bool:
+    """Whether a box (x1, y1, x2, y2) is as wide for its height as a tile lying sideways and as a
+    standing tile's face lying up seen from the seat (between ``SIDEWAYS_RATIO`` and ``FLAT_MOST``):
+    which it is, its crop alone cannot say.
+
+    >>> flat_or_sideways((0, 0, 40, 30)), flat_or_sideways((0, 0, 30, 40)), flat_or_sideways((0, 0, 90, 30))
+    (True, False, False)
+    """
+    w, h = float(box[2]) - float(box[0]), float(box[3]) - float(box[1])
+    return w > 0 and h > 0 and SIDEWAYS_RATIO < w / h <= FLAT_MOST
 
 
 def reshaped(crop: np.ndarray, aspect: float) -> np.ndarray:
