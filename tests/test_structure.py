@@ -156,6 +156,12 @@ def test_the_tile_under_a_kongs_fourth_read_unsure_is_taken_as_the_kongs():
     # read surely as another tile, it is not taken as the kong's
     three[1] = TileObs(three[1].box, "8s", 0.97)
     assert "6666s" not in (MeldGrouper()(row + three + [top]).hand or "")
+    # ... unless only a strip of it shows below the top tile (its box far shorter than its neighbours'):
+    # the fourth read in a row of its own above the three
+    b = three[1].box
+    three[1] = TileObs((b[0], b[3] - 12, b[2], b[3]), "2s", 0.99)
+    g = MeldGrouper()(row + three + [TileObs((b[0] + 2, b[1] - 20, b[2] + 2, b[3] - 20), "6s")])
+    assert "[6666s]" in g.hand and MeldGrouper._wins(g.hand)
 
 
 def test_a_row_of_melds_with_a_tile_misread_is_mended_by_its_alternative():

@@ -46,6 +46,9 @@ from mjcam.scoring.tiles import INDEX
 
 BACK = "back"
 GAP = 0.25  # a step between tile centres this much longer than usual separates two runs
+#: a tile under a kong's fourth whose box is under this share of the height of the tiles beside it
+#: shows only a strip of its face: its reading says nothing (see stacked_kongs)
+PART_SHOWN = 0.75
 
 # the evidence for a set (a set's ``evidence``)
 TURNED = "a tile turned sideways"
@@ -207,18 +210,38 @@ def layout_of(codes: list[str], seen: list, rows: list[list[int]]) -> Layout:
 
 # ------------------------------------------------------------------ the layout rules
 
+def _alike(lay: Layout, ps: list[int]) -> bool:
+    return len({lay.codes[p] for p in ps}) == 1 and lay.codes[ps[0]] in INDEX
+
+
+def _with_fourth(lay: Layout, three: list[int], top: int, under: int, unsure: float) -> bool:
+    """Whether ``three`` tiles and a ``top`` one laid over ``under`` (one of the three) are a kong:
+    all four alike, or the other two and the top one alike and the one under it hidden — read below
+    ``unsure``, or found only by a strip of it (its box under ``PART_SHOWN`` of the height of the
+    tiles beside it)."""
+    if _alike(lay, three + [top]):
+        return True
+    rest = [p for p in three if p != under]
+    if len(rest) != 2 or not _alike(lay, rest + [top]):
+        return False
+    return lay.seen[under].confidence < unsure or lay.height(under) < PART_SHOWN * min(lay.height(p) for p in rest)
+
+
 def stacked_kongs(lay: Layout, unsure: float = 0.8) -> tuple[list[TileSet], dict[int, str]]:
     """A tile lying on top of three alike is the fourth tile of their kong: one lying over (or just
-    under) a run of three alike in the next row, within the run's width, or one in the run itself
-    whose box overlaps a neighbour's by over half a tile's width and lies higher. The tile it
-    covers shows little of its face: read below ``unsure``, with the top tile and the other two
-    alike, it is taken as theirs. The kongs, and the covered tiles read again ``{position: code}``."""
+    under) a run of three in the next row, within the run's width, or one in the run itself whose
+    box overlaps a neighbour's by over half a tile's width and lies higher. The tile it covers shows
+    little of its face: where the other two are alike with the top one, it is taken as theirs if
+    hidden (:func:`_with_fourth`). The kongs, and the covered tiles read again ``{position: code}``."""
     out = []
     used: set[int] = set()
     covered: dict[int, str] = {}
 
-    def alike(ps) -> bool:
-        return len({lay.codes[p] for p in ps}) == 1 and lay.codes[ps[0]] in INDEX
+    def take(three: list[int], top: int, under: int) -> None:
+        used.update(three + [top])
+        out.append(TileSet(sorted(three + [top]), "kong", True, ON_TOP))
+        if lay.codes[under] != lay.codes[top]:
+            covered[under] = lay.codes[top]
 
     for runs in lay.runs:  # the fourth tile on top, read in the same row
         for run in runs:
@@ -233,30 +256,25 @@ def stacked_kongs(lay: Layout, unsure: float = 0.8) -> tuple[list[TileSet], dict
                 rest = [p for p in run if p != top]
                 for start in range(max(0, k - 3), min(k, len(rest) - 3) + 1):
                     three = rest[start:start + 3]
-                    if len(three) != 3:
-                        continue
-                    shown = [p for p in three if p != under] + [top]
-                    if alike(three + [top]) or (under in three and alike(shown)
-                                                and lay.seen[under].confidence < unsure):
-                        if lay.codes[under] != lay.codes[top] and under in three:
-                            covered[under] = lay.codes[top]
-                        used.update(three + [top])
-                        out.append(TileSet(sorted(three + [top]), "kong", True, ON_TOP))
+                    if len(three) == 3 and _with_fourth(lay, three, top, under, unsure):
+                        take(three, top, under)
                         break
     for ri, runs in enumerate(lay.runs):  # the fourth tile on top, read as a row of its own
         for run in runs:
-            if len(run) != 3 or not alike(run) or used & set(run):
+            if len(run) != 3 or used & set(run):
                 continue
             x1 = min(lay.seen[p].box[0] for p in run)
             x2 = max(lay.seen[p].box[2] for p in run)
             cy = sum(lay.centre(p)[1] for p in run) / 3
             h = max(lay.height(p) for p in run)
-            lone = next((o[0] for rj, others in enumerate(lay.runs) if rj != ri for o in others
-                         if len(o) == 1 and o[0] not in used and lay.codes[o[0]] == lay.codes[run[0]]
-                         and x1 <= lay.centre(o[0])[0] <= x2 and abs(lay.centre(o[0])[1] - cy) <= 1.2 * h), None)
-            if lone is not None:
-                used.update(run + [lone])
-                out.append(TileSet(sorted(run + [lone]), "kong", True, ON_TOP))
+            for o in (o[0] for rj, others in enumerate(lay.runs) if rj != ri for o in others if len(o) == 1):
+                x, y = lay.centre(o)
+                if o in used or not x1 <= x <= x2 or abs(y - cy) > 1.2 * h:
+                    continue
+                under = min(run, key=lambda p: abs(lay.centre(p)[0] - x))
+                if _with_fourth(lay, run, o, under, unsure):
+                    take(run, o, under)
+                    break
     return out, covered
 
 
