@@ -233,6 +233,14 @@ def test_the_reading_is_corrected_by_taps_alone_on_a_phone(tmp_path):
 
         set_as(2, "kong")  # a set marked an exposed kong, then melded again
         assert hand() == "[3m4m5m] [7p7p7p7p] {RdRdRdRd} 2s 3s 9p 9p F2 S2 +4s"
+        kong = page.locator("#tiles .set", has=page.locator("button.set-label[data-group='2']"))
+        middle = kong.locator("button.tile").nth(1).get_attribute("data-pos")
+        tap_tile(middle)  # a kong's tile corrected to another: written as its tiles stand, not four of the first
+        page.click("#picker-tiles button.tile[data-code='8p']")
+        assert hand() == "[3m4m5m] [7p8p7p] {RdRdRdRd} 2s 3s 9p 9p F2 S2 +4s"
+        tap_tile(middle)
+        page.click("#picker-tiles button.tile[data-code='7p']")
+        assert hand() == "[3m4m5m] [7p7p7p7p] {RdRdRdRd} 2s 3s 9p 9p F2 S2 +4s"
         set_as(2, "melded")
         set_as(1, "concealed")  # the chow was not melded
         assert hand() == "[7p7p7p] {RdRdRdRd} 2s 3s 9p 9p 3m 4m 5m F2 S2 +4s"

@@ -135,6 +135,10 @@ def test_a_melded_pung_whose_middle_tile_lies_higher_is_a_kong_with_the_tile_und
     kong = next(x for x in g.groups if x["kind"] == "kong")
     assert len(kong["tiles"]) == 3 and kong["evidence"] == ON_TOP
     assert not any("tiles in the hand" in n for n in g.notes)  # counted as a kong: the hand adds up
+    assert any("read as a kong with its fourth tile laid on top" in n for n in g.notes)
+    # the hidden tile counts: a fifth 9s beside it is a misread
+    five = MeldGrouper()(tiles_at(["1m", "2m", "3m", "4p", "5p", "6p", "9s", "9s", "E", "E", "E"], 10, 40) + three)
+    assert any("a set has four" in n for n in five.notes)
     # the trust rule weighs the pung it may be
     assert any("may be a pung" in s["what"] and "[999s]" in s["hand"] for s in g.structures)
     # level, the same three are a pung
@@ -172,7 +176,7 @@ def test_a_row_of_melds_with_a_tile_misread_is_mended_by_its_alternative():
     g = MeldGrouper()(far + near)
     assert g.codes[4] == "9m" and 4 in g.needs_confirmation
     assert melds(g.hand) == [("pung", False), ("pung", False), ("chow", False)]
-    assert any("tile 5 read as 9m (not 7m)" in n for n in g.notes)
+    assert any("tile 5 taken as 9m, the reader's second choice (it read 7m)" in n for n in g.notes)
     # with no alternative that makes sets, the row is read as it is
     far[4] = TileObs(far[4].box, "7m", 0.70, [("6m", 0.29)])
     assert MeldGrouper()(far + near).codes[4] == "7m"

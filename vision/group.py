@@ -459,8 +459,8 @@ class MeldGrouper:
         flagged = {pos[i] for i, t in enumerate(tiles) if t.sure < self.low_confidence}
         lay = layout_of(codes, [tiles[i] for i in order], [[pos[i] for i in r] for r in rows_idx])
         mended = sets_within_reach(lay, ALT_MIN, FIX_RATIO)
-        said = [f"tile {p + 1} read as {c} (not {codes[p]}): only that makes the row of melded sets legal "
-                "sets; check it" for p, c in sorted(mended.items())]
+        said = [f"tile {p + 1} taken as {c}, the reader's second choice (it read {codes[p]}): only then are the "
+                "tiles laid apart in its row melded sets; check it" for p, c in sorted(mended.items())]
         if mended:
             for p, c in mended.items():
                 codes[p] = c
@@ -542,9 +542,13 @@ class MeldGrouper:
         count: dict[str, int] = {}
         for p in positions:
             count[codes[p]] = count.get(codes[p], 0) + 1
+        hidden = set()
         for g in groups:
             if g["kind"] == "concealed_kong":  # four of its tile, face-down ends included
                 count[g["code"]] = count.get(g["code"], 0) + 4
+            elif g["kind"] == "kong" and len(g["tiles"]) == 3:  # the tile under its fourth, hidden
+                hidden.add(codes[g["tiles"][0]])
+                count[codes[g["tiles"][0]]] = count.get(codes[g["tiles"][0]], 0) + 1
         for code in [c for c, n in count.items() if n > 4 and c in INDEX]:
             mine = sorted((p for p in positions if codes[p] == code), key=lambda p: tiles[order[p]].confidence)
             for p in mine[:count[code] - 4]:
@@ -552,7 +556,9 @@ class MeldGrouper:
                         if c in INDEX and not _is_bonus(c) and c != code and count.get(c, 0) < 4 and q >= ALT_MIN]
                 flagged.add(p)
                 if not alts:
-                    notes.append(f"{count[code]} tiles read {code}: a set has four; check them")
+                    notes.append(f"{count[code]} tiles read {code}"
+                                 + (" (one of them hidden under a kong's fourth)" if code in hidden else "")
+                                 + ": a set has four; check them")
                     flagged.update(mine)
                     break
                 alt = max(alts, key=lambda a: a[1])[0]

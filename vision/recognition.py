@@ -103,6 +103,8 @@ class Recognition:
             if g["kind"] == "stray":
                 parts.append(f"· left out: {codes}")
                 continue
+            if g["kind"] == "kong" and len(g["tiles"]) == 3:
+                codes += " +1 hidden"  # the tile under its fourth, laid on top
             parts.append(f"[{codes}]" if g["melded"] else f"({codes})" if g["kind"] == "bonus" else codes)
         return "  ".join(parts)
 

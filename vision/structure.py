@@ -435,8 +435,8 @@ def read_structure(lay: Layout, unsure: float = 0.8) -> Structure:
     lone: list[tuple[int, int, bool]] = []
     stacked, covered = stacked_kongs(lay, unsure)
     for p, code in covered.items():
-        notes.append(f"tile {p + 1}, under the fourth tile of a kong, read as {code} (not {lay.codes[p]}): "
-                     "check it")
+        notes.append(f"tile {p + 1} lies under the fourth tile of a kong and shows little of its face: taken as "
+                     f"{code} (it read {lay.codes[p]}); lift the tile on top to check it")
         lay.codes[p] = code
         flagged.add(p)
     in_stack = {p for s in stacked for p in s.tiles}
@@ -492,6 +492,8 @@ def read_structure(lay: Layout, unsure: float = 0.8) -> Structure:
     for s in sets:
         if s.melded and s.kind == "pung" and raised_middle(lay, s):  # the tile under the fourth hidden
             s.kind, s.evidence = "kong", ON_TOP
+            notes.append(f"the {lay.codes[s.tiles[0]]} set's middle tile lies higher than the others: read as a "
+                         "kong with its fourth tile laid on top, the one under it hidden")
     guessed = False
     if winning is None:
         winning = winning_apart(lay, [x for x in lone if x[0] in concealed])

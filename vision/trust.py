@@ -11,7 +11,8 @@ ones. The reading is trusted only when no *plausible* other reading would be pai
   tile. The hand's other plausible structures (``Recognition.structures``, from
   :func:`vision.structure.other_groupings`: a set laid apart that may be concealed tiles, a set
   apart in the concealed row that may be melded with its claimed tile not turned, a pung that may
-  be a kong with its fourth tile on top, a kong that may be a pung and a tile) are weighed too.
+  be a kong with its fourth tile on top, a kong read from three tiles that may be a pung, a kong
+  that may be a pung and a tile) are weighed too.
 - **Only complete hands count.** A photo is taken of a hand declared a win, so a reading that
   makes no complete hand (four sets and a pair, seven pairs, thirteen orphans) is no contender,
   and neither is one with a flower or season twice (a set has one of each).
@@ -275,7 +276,8 @@ class _Weighing:
 
     def structures(self) -> None:
         """The other plausible structures of the hand (``rec.structures``: a set laid apart that may
-        be concealed tiles, a set apart in the row that may be melded, a pung that may be a kong):
+        be concealed tiles, a set apart in the row that may be melded, a pung that may be a kong, a
+        kong read from three tiles that may be a pung):
         a doubt for each one that makes a complete hand paid differently, naming the set to check
         and both scores."""
         base = self.base

@@ -313,6 +313,7 @@ const KIND_WORDS = { bonus: "bonus", concealed_kong: "concealed kong", kong: "ex
 function setLabel(g) {
   if (g.kind === "stray") return "not in the hand" + (STRAY_WHY[g.why] ? ` (${STRAY_WHY[g.why]})` : "");
   if (g.melded && g.kind !== "kong") return "melded";
+  if (g.kind === "kong" && g.tiles.length === 3) return "exposed kong, one under the top tile";  // (its fourth laid on top)
   return KIND_WORDS[g.kind] || (g.melded ? "melded" : "concealed");
 }
 

@@ -67,13 +67,20 @@ function handText(r) {
   // or removed) takes the last concealed tile: `taken` says so
   const parts = [], bonus = [];
   const code = (p) => r.tiles[p].code;
-  const kongFace = (g) => g.tiles.map(code).find((c) => c !== "back") || "back";
+  // a kong is written with four of its tile where the tiles it shows are all alike (one may lie face down, or
+  // hidden under its fourth laid on top); otherwise as its tiles stand, so a corrected tile that no longer
+  // matches is seen, not lost
+  const kongText = (g) => {
+    const faces = g.tiles.map(code).filter((c) => c !== "back");
+    if (!faces.length) return "back".repeat(4);
+    return g.tiles.length >= 3 && faces.every((c) => c === faces[0]) ? faces[0].repeat(4) : g.tiles.map(code).join("");
+  };
   const hidden = [];  // the concealed tiles' positions: the winning tile is one of them
   for (const g of r.groups) {
     if (g.kind === "stray") continue;
     if (g.kind === "bonus") { bonus.push(...g.tiles.map(code)); continue; }
-    if (g.kind === "concealed_kong") { parts.push("{" + kongFace(g).repeat(4) + "}"); continue; }
-    if (g.melded) parts.push("[" + (g.kind === "kong" ? kongFace(g).repeat(4) : g.tiles.map(code).join("")) + "]");
+    if (g.kind === "concealed_kong") { parts.push("{" + kongText(g) + "}"); continue; }
+    if (g.melded) parts.push("[" + (g.kind === "kong" ? kongText(g) : g.tiles.map(code).join("")) + "]");
     else hidden.push(...g.tiles);
   }
   let taken = false;
