@@ -2,10 +2,14 @@
 the same file and the peer recogniser, all in one process.
 
     python -m benchmarks.twelve_mp [PHOTO ...] [--data ../shared/data] [--rounds 5] [--no-peer]
-        [--compare NAME=VALUE ...] [--memory]
+        [--compare NAME=VALUE ...] [--memory] [--grain SIGMA]
 
 Photos: those named, else the 21 timing photos of ``recognize_eval`` (the first seven of each
-held-out part, grown to 12 MP as it grows them, made in a temporary folder).
+held-out part, grown to 12 MP as it grows them, made in a temporary folder). Grown from small
+photos, they are smoother than a phone's and their JPEGs a third of the size (1–2 MB against a
+phone's 3–6 MB), so they decode quicker than a phone's photo of the same size would; with
+``--grain SIGMA`` each is saved again with a camera sensor's grain, noise of SIGMA grey levels
+(fixed seed), at the same quality, and the files' mean size is printed.
 
 Each round goes through every photo; for each photo the systems take turns, which goes first
 changing from photo to photo and round to round:
@@ -49,6 +53,24 @@ def timing_photos(data: str, folder: str, each: int = 7) -> list[str]:
     timed = [r.path for p in parts for r in p.records[:each]]
     boxed = {r.path for p in parts if p.letterboxed for r in p.records}
     return upscaled(timed, folder, boxed)
+
+
+def grained(photos: list[str], folder: str, sigma: float) -> list[str]:
+    """The photos saved again in ``folder`` with noise of ``sigma`` grey levels added (a sensor's
+    grain; seeded, so every run makes the same files), JPEG quality 92 as they were grown."""
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    out = []
+    for k, p in enumerate(photos):
+        with Image.open(p) as im:
+            a = np.asarray(im.convert("RGB"), np.float32)
+        a += rng.normal(0.0, sigma, a.shape).astype(np.float32)
+        q = os.path.join(folder, f"grain-{k:02d}.jpg")
+        Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save(q, quality=92)
+        out.append(q)
+    return out
 
 
 def _setting(text: str) -> tuple[str, object]:
@@ -107,6 +129,9 @@ def main(argv=None) -> None:
     ap.add_argument("--compare", action="append", default=[], metavar="NAME=VALUE",
                     help="a second recogniser with this setting, side by side (repeatable)")
     ap.add_argument("--memory", action="store_true", help="peak memory of mjcam recognize on the first photo")
+    ap.add_argument("--grain", type=float, default=0.0, metavar="SIGMA",
+                    help="save the photos again with a sensor's grain of SIGMA grey levels (6 gives files of about "
+                         "3 MB, a phone photo's size)")
     args = ap.parse_args(argv)
     from PIL import Image
 
@@ -134,6 +159,10 @@ def main(argv=None) -> None:
         for p in photos:
             if not os.path.isfile(p):
                 raise SystemExit(f"{p}: no such file")
+        if args.grain > 0:
+            photos = grained(photos, tmp, args.grain)
+            size = statistics.mean(os.path.getsize(p) for p in photos) / 2 ** 20
+            print(f"grain of {args.grain:g} grey levels: the files {size:.1f} MB on average")
         recs = {"mjcam": Recognizer()}
         if args.compare:
             settings = dict(map(_setting, args.compare))

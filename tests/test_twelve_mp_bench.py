@@ -1,6 +1,8 @@
 """The 12 MP timing benchmark's own inputs (benchmarks/twelve_mp): settings to compare and photos
 named, each refused in one line; and the decode timer it wraps round the loader."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -44,3 +46,18 @@ def test_the_decode_timer_counts_the_loaders_time_and_puts_it_back(tmp_path):
     finally:
         timer.close()
     assert stages.load_photo is before
+
+
+def test_grained_photos_are_the_same_pictures_with_a_sensors_grain_and_larger_files(tmp_path):
+    from PIL import Image
+
+    path = str(tmp_path / "smooth.jpg")
+    Image.fromarray(np.tile(np.linspace(60, 200, 200, dtype=np.uint8), (150, 1))[..., None].repeat(3, 2)).save(
+        path, quality=92)
+    out = twelve_mp.grained([path], str(tmp_path), 6.0)
+    (tmp_path / "again").mkdir()
+    again = twelve_mp.grained([path], str(tmp_path / "again"), 6.0)
+    a, b = (np.asarray(Image.open(p), np.float32) for p in (path, out[0]))
+    assert a.shape == b.shape and abs(float((b - a).mean())) < 1.0 and 3.0 < float((b - a).std()) < 9.0
+    assert os.path.getsize(out[0]) > 2 * os.path.getsize(path)
+    assert np.array_equal(np.asarray(Image.open(again[0])), np.asarray(Image.open(out[0])))  # seeded
