@@ -65,9 +65,10 @@ class Views(Dataset):
     tile's edge) is viewed as before, so that nothing squashed or topped is taught as no tile."""
 
     def __init__(self, crops: CropSet, size: int, seed: int = 0, occlude: float = 0.15, cast: float = 0.2,
-                 foreshorten: float = 0.0, tops: float = 0.0):
+                 foreshorten: float = 0.0, tops: float = 0.0, unsquashed: frozenset[str] = frozenset()):
         self.crops, self.size, self.seed, self.epoch = crops, size, seed, 0
         self.occlude, self.cast, self.foreshorten, self.tops = occlude, cast, foreshorten, tops
+        self.unsquashed = frozenset(CLASS_INDEX[c] for c in unsquashed)  # tiles never foreshortened
 
     def __len__(self) -> int:
         return len(self.crops)
@@ -75,8 +76,9 @@ class Views(Dataset):
     def __getitem__(self, key):
         rng, i = view_rng(self.seed, self.epoch, key)
         tile = int(self.crops.labels[i]) != NOT_A_TILE_INDEX
+        squash = tile and int(self.crops.labels[i]) not in self.unsquashed
         x = view(self.crops.images[i], self.crops.sizes[i], rng, out=self.size, cast=self.cast,
-                 foreshorten=self.foreshorten if tile else 0.0, tops=self.tops if tile else 0.0)
+                 foreshorten=self.foreshorten if squash else 0.0, tops=self.tops if tile else 0.0)
         if rng.random() < self.occlude:
             x = occluded(x, rng)
         return torch.from_numpy(to_tensor(x[None], MEAN, STD)[0]), int(self.crops.labels[i])
@@ -249,6 +251,9 @@ def main(argv=None) -> None:
                     help="a share P of the views photographed from a seat above the table: squashed down the photo "
                          "by 0.45-0.85, as a face lying up is seen from 27-58 degrees up; tiles' views only, never "
                          "not-a-tile's (default 0: none)")
+    ap.add_argument("--unsquashed", default="", metavar="CODES",
+                    help="tiles never foreshortened by --foreshorten, comma-separated (e.g. Wd: a blank face "
+                         "squashed looks like a tile's light edge)")
     ap.add_argument("--tops", type=float, default=0.0, metavar="P",
                     help="a share P of the views of a standing tile seen from above, its top showing beyond one end "
                          "of its face, the box round both; tiles' views only (default 0: none)")
@@ -277,7 +282,10 @@ def main(argv=None) -> None:
                            a.brushed)
     xs, ys = tuning_inputs(splits, a.size, mirrored, a.work if whole else None)
     print(f"{len(crops)} training crops, {len(ys)} tuning tiles", flush=True)
-    ds = Views(crops, a.size, a.seed, foreshorten=a.foreshorten, tops=a.tops)
+    unsquashed = frozenset(c for c in a.unsquashed.split(",") if c)
+    if unsquashed - set(CLASS_INDEX):
+        ap.error(f"--unsquashed: no such tile: {', '.join(sorted(unsquashed - set(CLASS_INDEX)))}")
+    ds = Views(crops, a.size, a.seed, foreshorten=a.foreshorten, tops=a.tops, unsquashed=unsquashed)
     sampler = WeightedRandomSampler(balanced_weights(crops.labels, a.bonus_weight), a.per_epoch, replacement=True,
                                     generator=torch.Generator().manual_seed(a.seed))
     loader = DataLoader(ds, batch_size=a.batch, sampler=Numbered(sampler), drop_last=True)
@@ -304,6 +312,7 @@ def main(argv=None) -> None:
            "part_labels": a.part_labels, **({"glyphs": a.glyphs} if a.glyphs else {}),
            **({"brushed": a.brushed} if a.brushed else {}), **({"eight_bit": True} if a.eight_bit else {}),
            **({"foreshorten": a.foreshorten} if a.foreshorten else {}), **({"tops": a.tops} if a.tops else {}),
+           **({"unsquashed": sorted(unsquashed)} if unsquashed else {}),
            **({"angled_views": "tiles only"} if a.foreshorten or a.tops else {}),
            # (named only when not the default, so that a run of the default resumes as before)
            **({"synthetic": a.synthetic} if a.synthetic != SYNTHETIC_VIEWS else {})}
@@ -311,7 +320,8 @@ def main(argv=None) -> None:
         (f"-bonus{a.bonus_weight:g}" if a.bonus_weight != 1 else "") + ("-whole" if whole else "") + \
         (f"-glyphs{a.glyphs}" if a.glyphs else "") + (f"-brushed{a.brushed}" if a.brushed else "") + \
         ("-8bit" if a.eight_bit else "") + (f"-fs{a.foreshorten:g}" if a.foreshorten else "") + \
-        (f"-tops{a.tops:g}" if a.tops else "") + ("-tilesonly" if a.foreshorten or a.tops else "")
+        (f"-tops{a.tops:g}" if a.tops else "") + ("-tilesonly" if a.foreshorten or a.tops else "") + \
+        ("-keep" + "".join(sorted(unsquashed)) if unsquashed else "")
     ckpt = os.path.join(a.work, name + ".pt")
     best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys))
     model.eval()
