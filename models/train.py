@@ -268,6 +268,9 @@ def main(argv=None) -> None:
     for flag, p in (("--foreshorten", a.foreshorten), ("--tops", a.tops)):
         if not 0 <= p <= 1:
             ap.error(f"{flag} is a share of the views, 0 to 1")
+    unsquashed = frozenset(c.strip() for c in a.unsquashed.split(",") if c.strip())
+    if unsquashed - set(CLASS_INDEX):
+        ap.error(f"--unsquashed: no such tile: {', '.join(sorted(unsquashed - set(CLASS_INDEX)))}")
     if a.init and a.init.endswith(".onnx"):
         wrong = exported_mismatch(a.init, a.backbone, a.size)
         if wrong:
@@ -282,9 +285,6 @@ def main(argv=None) -> None:
                            a.brushed)
     xs, ys = tuning_inputs(splits, a.size, mirrored, a.work if whole else None)
     print(f"{len(crops)} training crops, {len(ys)} tuning tiles", flush=True)
-    unsquashed = frozenset(c for c in a.unsquashed.split(",") if c)
-    if unsquashed - set(CLASS_INDEX):
-        ap.error(f"--unsquashed: no such tile: {', '.join(sorted(unsquashed - set(CLASS_INDEX)))}")
     ds = Views(crops, a.size, a.seed, foreshorten=a.foreshorten, tops=a.tops, unsquashed=unsquashed)
     sampler = WeightedRandomSampler(balanced_weights(crops.labels, a.bonus_weight), a.per_epoch, replacement=True,
                                     generator=torch.Generator().manual_seed(a.seed))
