@@ -304,19 +304,6 @@ $("#phone").addEventListener("change", () => {
   if (v === "") localStorage.removeItem(`mjcam-phone-${game.id}`); else localStorage.setItem(`mjcam-phone-${game.id}`, v);
 });
 
-// why tiles were left out of the hand (a stray group's "why"); tap the label to put them in
-const STRAY_WHY = {"cut off": "cut off by the photo's edge", "doubted": "perhaps no tile",
-                   "too large": "longer than a tile"};
-
-// what a set is, in words, by its kind
-const KIND_WORDS = { bonus: "bonus", concealed_kong: "concealed kong", kong: "exposed kong", concealed: "concealed" };
-function setLabel(g) {
-  if (g.kind === "stray") return "not in the hand" + (STRAY_WHY[g.why] ? ` (${STRAY_WHY[g.why]})` : "");
-  if (g.melded && g.kind !== "kong") return "melded";
-  if (g.kind === "kong" && g.tiles.length === 3) return "exposed kong, one under the top tile";  // (its fourth laid on top)
-  return KIND_WORDS[g.kind] || (g.melded ? "melded" : "concealed");
-}
-
 function renderTiles() {
   const flagged = new Set(reading.needs_confirmation);
   $("#tiles").innerHTML = reading.groups.map((g, gi) => {
@@ -330,7 +317,7 @@ function renderTiles() {
         crop + face(t.code) + `<span class="code">${won ? "+" : ""}${esc(t.code)}${flagged.has(p) ? "?" : ""}</span></button>`;
     }).join("");
     const label = g.kind === "bonus" ? `<span class="set-label">bonus</span>` :
-      `<button class="set-label" data-group="${gi}">${setLabel(g)}</button>`;
+      `<button class="set-label" data-group="${gi}">${setLabel(g)}</button>`;  // (strays: tap to put them in)
     const add = `<button class="add" data-add="${gi}" title="add a tile to this set" aria-label="add a tile here">+</button>`;
     return `<div class="set">${label}<div>${tiles}${add}</div></div>`;
   }).join("");

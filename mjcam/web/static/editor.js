@@ -24,6 +24,19 @@ function tileButtons(codes) {
 }
 
 // the set (its index in r.groups) tile p is in, or -1
+// why tiles were left out of the hand (a stray group's "why")
+const STRAY_WHY = {"cut off": "cut off by the photo's edge", "doubted": "perhaps no tile",
+                   "too large": "longer than a tile"};
+
+// what a set is, in words, by its kind; with `why`, tiles left out of the hand say why
+const KIND_WORDS = { bonus: "bonus", concealed_kong: "concealed kong", kong: "exposed kong", concealed: "concealed" };
+function setLabel(g, why = true) {
+  if (g.kind === "stray") return "not in the hand" + (why && STRAY_WHY[g.why] ? ` (${STRAY_WHY[g.why]})` : "");
+  if (g.melded && g.kind !== "kong") return "melded";
+  if (g.kind === "kong" && g.tiles.length === 3) return "exposed kong, one under the top tile";  // (its fourth laid on top)
+  return KIND_WORDS[g.kind] || (g.melded ? "melded" : "concealed");
+}
+
 function groupOf(r, p) { return r.groups.findIndex((g) => g.tiles.includes(p)); }
 
 // tile p needs no more checking
@@ -94,12 +107,22 @@ function handText(r) {
   return { text, taken };
 }
 
-// The page's picker dialog (#picker: #picker-title, #picker-tiles, #tile-actions with #make-winning,
-// #remove-tile and #move-to) wired to the reading current() gives; label(group) names a set in the page's
-// words, edited() follows every change (the page draws the tiles and writes the hand again). Returns
+// The picker dialog, the same on both pages: added to the page by tilePicker
+const PICKER = `<dialog id="picker"><form method="dialog"><p id="picker-title">Which tile?</p><div id="picker-tiles"></div>
+  <div id="tile-actions">
+    <div class="actions"><button type="button" id="make-winning">Winning tile</button>
+      <button type="button" id="remove-tile" class="quiet">Remove: no tile there</button></div>
+    <p>Move it to</p><div id="move-to" class="actions"></div>
+  </div>
+  <button value="cancel" class="quiet">Cancel</button></form></dialog>`;
+
+// The picker dialog (#picker: #picker-title, #picker-tiles, #tile-actions with #make-winning, #remove-tile
+// and #move-to), added to the page, wired to the reading current() gives; label(group) names a set in the
+// page's words, edited() follows every change (the page draws the tiles and writes the hand again). Returns
 // {tile(p), add(g)}: the picker opened on a tapped tile, or on the + of set g (a tile the photo missed).
 function tilePicker(current, label, edited) {
   const el = (id) => document.getElementById(id);
+  document.body.insertAdjacentHTML("beforeend", PICKER);
   let picking = null;  // {pos}: the tile tapped; {add: group}: a tile to add to that set
 
   function open(pick) {

@@ -73,15 +73,11 @@ function open(n) {
   if (p.confirmed && p.score) renderScore(p.score, true, p.names);
 }
 
+// a set in words (editor.js's setLabel): tiles left out of the hand say only that
+const reviewLabel = (g) => setLabel(g, false);
+
 // the tiles are edited as in the table app: a tile changed, removed, added, moved or made the winning
 // tile, the hand text written again from them after each
-const KIND_WORDS = { bonus: "bonus", concealed_kong: "concealed kong", kong: "exposed kong", concealed: "concealed",
-                     stray: "not in the hand" };
-function setLabel(g) {
-  if (g.melded && g.kind !== "kong") return "melded";
-  if (g.kind === "kong" && g.tiles.length === 3) return "exposed kong, one under the top tile";  // (its fourth laid on top)
-  return KIND_WORDS[g.kind] || (g.melded ? "melded" : "concealed");
-}
 
 function renderTiles() {
   const flagged = new Set(item.needs_confirmation);
@@ -95,7 +91,7 @@ function renderTiles() {
     }).join("");
     const add = g.kind === "bonus" ? "" :
       `<button class="add" data-add="${gi}" title="add a tile to this set" aria-label="add a tile here">+</button>`;
-    return `<div class="set"><span class="set-label">${setLabel(g)}</span><div>${tiles}${add}</div></div>`;
+    return `<div class="set"><span class="set-label">${reviewLabel(g)}</span><div>${tiles}${add}</div></div>`;
   }).join("");
 }
 
@@ -107,7 +103,7 @@ function composeHand() {
   $("#result").hidden = true;
 }
 
-const tileEditor = tilePicker(() => item, setLabel, () => { renderTiles(); composeHand(); });
+const tileEditor = tilePicker(() => item, reviewLabel, () => { renderTiles(); composeHand(); });
 $("#tiles").addEventListener("click", (e) => {
   const tile = e.target.closest("button.tile");
   const add = e.target.closest("button.add");
