@@ -25,17 +25,25 @@ def serve(db: str, port: int, *options: str, stdout=subprocess.DEVNULL, stderr=s
     """``mjcam serve --port PORT --db DB OPTIONS...`` started from the checkout; returns once
     ``/api/meta`` answers. A server that stops or does not answer within ``wait`` seconds (a busy
     machine starts it slowly) is a RuntimeError carrying the end of what it printed."""
+    return started(["serve", "--port", str(port), "--db", db, *options], f"http://127.0.0.1:{port}/api/meta",
+                   "the server", stdout=stdout, stderr=stderr, wait=wait)
+
+
+def started(args: list[str], url: str, what: str, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            wait: float = 90.0) -> subprocess.Popen:
+    """``mjcam ARGS...`` started from the checkout; returns once ``url`` answers. One that stops or
+    does not answer within ``wait`` seconds is a RuntimeError naming ``what`` and carrying the end of
+    what it printed."""
     import httpx
 
-    proc = subprocess.Popen([sys.executable, "-m", "mjcam", "serve", "--port", str(port), "--db", db, *options],
-                            cwd=ROOT, stdout=stdout, stderr=stderr)
+    proc = subprocess.Popen([sys.executable, "-m", "mjcam", *args], cwd=ROOT, stdout=stdout, stderr=stderr)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline and proc.poll() is None:
         try:
-            httpx.get(f"http://127.0.0.1:{port}/api/meta", timeout=1)
+            httpx.get(url, timeout=1)
             return proc
         except httpx.TransportError:
             time.sleep(0.1)
     proc.kill()
     said = proc.stderr.read().decode(errors="replace")[-500:] if stderr == subprocess.PIPE else ""
-    raise RuntimeError("the server did not start: " + said)
+    raise RuntimeError(f"{what} did not start: " + said)

@@ -6,9 +6,6 @@ desktop the photo and the form stand side by side."""
 import os
 import shutil
 import signal
-import subprocess
-import sys
-import time
 
 import pytest
 
@@ -19,6 +16,8 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium (apt-get i
 
 from conftest import ROOT, free_port  # noqa: E402
 
+from benchmarks.serving import started  # noqa: E402
+
 from mjcam.batch import current, open_output  # noqa: E402
 from mjcam.cli import main  # noqa: E402
 from mjcam.ledger import Ledger  # noqa: E402
@@ -28,19 +27,8 @@ PLAYERS = "Ann,Bob,Cat,Dan"
 
 
 def _review(results, port, *options):
-    import httpx
-
-    proc = subprocess.Popen([sys.executable, "-m", "mjcam", "review", str(results), "--port", str(port), "--no-open",
-                             *options], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/api/review", timeout=1)
-            return proc
-        except httpx.TransportError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("mjcam review did not start: " + proc.stderr.read().decode(errors="replace")[-500:])
+    return started(["review", str(results), "--port", str(port), "--no-open", *options],
+                   f"http://127.0.0.1:{port}/api/review", "mjcam review")
 
 
 def test_review_confirms_a_corrected_hand_into_results_corrections_and_game(tmp_path):
