@@ -163,7 +163,7 @@ class TileClassifier(OnnxStage):
         q = self.probabilities(self.crops(image, [boxes[i] for i in plain]))
         p = np.empty((len(boxes), q.shape[1]), q.dtype)
         p[plain] = q
-        unsure = [i for i in lying_up(boxes) if i in set(plain) and p[i].max() < TURNED_SURE]
+        unsure = [i for i in lying_up(boxes) if p[i].max() < TURNED_SURE]  # (never out of shape: read above)
         if unsure:
             drawn = self.probabilities(self.crops(image, [boxes[i] for i in unsure], [TILE_SHAPES[0]] * len(unsure)))
             for i, qi in zip(unsure, drawn):

@@ -361,7 +361,8 @@ def _winning_tile(runs: list[list[int]], codes: list[str], concealed: list[int],
 
 
 def _tally(groups: list[dict], codes: list[str]) -> dict[str, int]:
-    """How many of each code the groups hold (a concealed kong four of its tile)."""
+    """How many of each code the groups hold (a concealed kong four of its tile, and so a kong that
+    shows three: the one under its fourth is hidden)."""
     count: dict[str, int] = {}
     for g in groups:
         if g["kind"] == "concealed_kong" or (g["kind"] == "kong" and len(g["tiles"]) < 4):
@@ -539,16 +540,8 @@ class MeldGrouper:
         their likeliest alternative (given at least ``ALT_MIN``) of which fewer than four are read,
         and are flagged with a note; with no such alternative, the code's tiles are flagged."""
         positions = list(concealed) + [p for g in groups if g["kind"] != "concealed_kong" for p in g["tiles"]]
-        count: dict[str, int] = {}
-        for p in positions:
-            count[codes[p]] = count.get(codes[p], 0) + 1
-        hidden = set()
-        for g in groups:
-            if g["kind"] == "concealed_kong":  # four of its tile, face-down ends included
-                count[g["code"]] = count.get(g["code"], 0) + 4
-            elif g["kind"] == "kong" and len(g["tiles"]) == 3:  # the tile under its fourth, hidden
-                hidden.add(codes[g["tiles"][0]])
-                count[codes[g["tiles"][0]]] = count.get(codes[g["tiles"][0]], 0) + 1
+        count = _tally(groups + [{"kind": "concealed", "tiles": list(concealed)}], codes)
+        hidden = {codes[g["tiles"][0]] for g in groups if g["kind"] == "kong" and len(g["tiles"]) < 4}
         for code in [c for c, n in count.items() if n > 4 and c in INDEX]:
             mine = sorted((p for p in positions if codes[p] == code), key=lambda p: tiles[order[p]].confidence)
             for p in mine[:count[code] - 4]:
