@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 
+import cv2
 import numpy as np
 import torch
 from torch import nn
@@ -51,6 +52,38 @@ def cached(path: str, make) -> CropSet:
     return crops
 
 
+PACK_QUALITY = (60, 90)  # WebP quality of packed training crops (their views are JPEG-compressed anyway), tuning tiles
+
+
+def _encoded(images: np.ndarray, quality: int) -> tuple[np.ndarray, np.ndarray]:
+    bufs = [cv2.imencode(".webp", cv2.cvtColor(im, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_WEBP_QUALITY, quality])[1].ravel()
+            for im in images]
+    return np.concatenate(bufs), np.cumsum([0] + [len(b) for b in bufs])
+
+
+def _decoded(buf: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    return np.stack([cv2.cvtColor(cv2.imdecode(buf[a:b], cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+                     for a, b in zip(offsets[:-1], offsets[1:])])
+
+
+def write_pack(path: str, crops: CropSet, xs: np.ndarray, ys: np.ndarray) -> None:
+    """Training crops and tuning inputs in one file of a few tens of megabytes (WebP), to carry a run
+    to a machine that does not hold the photos; written whole or not at all."""
+    buf, offsets = _encoded(crops.images, PACK_QUALITY[0])
+    tbuf, toffsets = _encoded(xs, PACK_QUALITY[1])
+    part = f"{path}.part.npz"
+    np.savez_compressed(part, buf=buf, offsets=offsets, labels=crops.labels, sizes=crops.sizes, groups=np.array(crops.groups),
+             tbuf=tbuf, toffsets=toffsets, ys=ys)
+    os.replace(part, path)
+
+
+def read_pack(path: str) -> tuple[CropSet, np.ndarray, np.ndarray]:
+    """The training crops and tuning inputs :func:`write_pack` saved at ``path``."""
+    d = np.load(path)
+    crops = CropSet(_decoded(d["buf"], d["offsets"]), d["labels"], d["sizes"], [str(g) for g in d["groups"]])
+    return crops, _decoded(d["tbuf"], d["toffsets"]), d["ys"]
+
+
 def holdout_batches(recs, limit_per_source: int | None = 1, mirrored: frozenset[str] = frozenset(),
                     codes=None, size: int = 96):
     """Inference-path inputs of held-out photos' tiles: (N, size, size, 3) uint8 and class ids
@@ -79,17 +112,49 @@ def export_onnx(model: nn.Module, path: str, meta: dict, size: int) -> None:
                          {"input": {0: "batch"}, "logits": {0: "batch"}}, meta)
 
 
+def step(model: nn.Module, loss_fn, opt, x: torch.Tensor, y: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """One training step on a batch (the network in bfloat16 on a GPU, the loss in float32)."""
+    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+        logits = model(x)
+    loss = loss_fn(logits.float(), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def views_per_second(model: nn.Module, loader: DataLoader, device: torch.device, seconds: float = 15.0) -> float:
+    """Training views a second on this machine (views made, the network trained on them); the
+    weights are as they were when it returns."""
+    initial = {k: v.clone() for k, v in model.state_dict().items()}
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    loss_fn, n, t0 = nn.CrossEntropyLoss(), 0, None
+    model.train()
+    for x, y in loader:
+        step(model, loss_fn, opt, x, y, device)
+        if t0 is None:  # after the first batch: the workers have started
+            t0 = time.time()
+        else:
+            n += len(y)
+            if time.time() - t0 > seconds:
+                break
+    model.load_state_dict(initial)
+    return n / max(1e-6, time.time() - (t0 or time.time()))
+
+
 def fit(model: nn.Module, ds, loader: DataLoader, lr: float, epochs: int, ckpt: str, run: dict,
-        score) -> float:
-    """Train ``model`` on ``loader`` (AdamW, one-cycle to ``lr``, label smoothing 0.05), resuming
-    from the checkpoint ``ckpt`` if it holds a run with the same ``run`` settings. After each epoch
-    ``score(model)`` is taken on held-out data; the best epoch's weights are kept in
-    ``ckpt + ".best"`` and are the model's at the end. Returns the best score."""
+        score, device: torch.device = torch.device("cpu")) -> float:
+    """Train ``model`` on ``loader`` (AdamW, one-cycle to ``lr``, label smoothing 0.05) on
+    ``device``, resuming from the checkpoint ``ckpt`` if it holds a run with the same ``run``
+    settings. After each epoch ``score(model)`` is taken on held-out data; the best epoch's weights
+    are kept in ``ckpt + ".best"`` and are the model's at the end. Returns the best score."""
+    model.to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * len(loader), pct_start=0.15)
     start, best = 0, -1.0
     if os.path.exists(ckpt):
-        st = torch.load(ckpt, weights_only=False)
+        st = torch.load(ckpt, map_location=device, weights_only=False)
         if st.get("run") != run:
             raise SystemExit(f"{ckpt} is from a run with other settings: remove it or use another --work")
         model.load_state_dict(st["model"]), opt.load_state_dict(st["opt"]), sched.load_state_dict(st["sched"])
@@ -101,10 +166,7 @@ def fit(model: nn.Module, ds, loader: DataLoader, lr: float, epochs: int, ckpt: 
         model.train()
         te, total, n = time.time(), 0.0, 0
         for x, y in loader:
-            opt.zero_grad()
-            loss = loss_fn(model(x), y)
-            loss.backward()
-            opt.step()
+            loss = step(model, loss_fn, opt, x, y, device)
             sched.step()
             total += loss.item() * len(y)
             n += len(y)
@@ -117,5 +179,5 @@ def fit(model: nn.Module, ds, loader: DataLoader, lr: float, epochs: int, ckpt: 
                     "epoch": epoch, "best": best, "run": run}, ckpt)
         print(f"epoch {epoch + 1}/{epochs} loss {total / n:.4f} held-out {acc:.4f}{' *' if improved else ''} "
               f"({time.time() - te:.0f}s)", flush=True)
-    model.load_state_dict(torch.load(ckpt + ".best"))
+    model.load_state_dict(torch.load(ckpt + ".best", map_location=device))
     return best

@@ -34,7 +34,8 @@ from mjcam.vision.preprocess import to_tensor
 
 from . import eight_bit
 from .backbones import BACKBONES, pretrained
-from .fitting import Numbered, cached, export_onnx, fit, holdout_batches, view_rng
+from .fitting import (Numbered, cached, export_onnx, fit, holdout_batches, read_pack, view_rng, views_per_second,
+                      write_pack)
 from .onnx_io import weights_from_onnx
 
 MEAN = (0.485, 0.456, 0.406)  # ImageNet's, as the backbones were trained with
@@ -93,15 +94,29 @@ def mirrored_copies() -> frozenset[str]:
         return frozenset(fh.read().split())
 
 
+def at_most(records: list, copies: int) -> list:
+    """``records`` with at most ``copies`` of each source photo (the first ones; all when 0)."""
+    if not copies:
+        return records
+    seen: dict[str, int] = {}
+    kept = []
+    for r in records:
+        seen[r.source] = seen.get(r.source, 0) + 1
+        if seen[r.source] <= copies:
+            kept.append(r)
+    return kept
+
+
 def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic_per_code: int,
                    seed: int, mirrored: frozenset[str], whole: bool = True, glyphs: int = 0,
-                   brushed: int = 0) -> CropSet:
+                   brushed: int = 0, copies: int = 0) -> CropSet:
     """Context crops of every training photo and crop of the splits ``s`` of ``data`` (cached in
     ``work``); ``whole``: labels of part of a tile grown to the whole tile (:func:`whole_tiled`);
     ``glyphs``: that many more faces of each flower and season drawn as a set we have no photos
     of may draw it (:func:`datasets.bonus_glyphs.glyph_bonus_face`: the name character and a
     numeral in a Chinese font over a made-up plant), so that the name, not the picture, is learnt;
-    ``brushed``: that many more of each with the name written as by a brush (:func:`bonus_glyph_tiles`)."""
+    ``brushed``: that many more of each with the name written as by a brush (:func:`bonus_glyph_tiles`);
+    ``copies``: at most that many of Roboflow's copies of each HK training photo (0: all)."""
     from datasets.synthetic import single_tiles
     from mjcam.scoring.tiles import CODES
 
@@ -109,8 +124,9 @@ def training_crops(s: Splits, data: str, work: str, photos: list[str], synthetic
     rethink = (lambda: whole_tiled(s.rethink_train, work)) if whole else (lambda: s.rethink_train)
     grown = f"-whole-{grown_by()}" if whole else ""  # crops of grown labels kept by the detector that grew them
     parts = [
-        drop_tile_like_negatives(cached(os.path.join(work, f"hk-train-{seed}-c{c}.npz"), lambda: crops_from_photos(
-            s.hk_train, seed=seed, mirrored=mirrored, context=c))),
+        drop_tile_like_negatives(cached(os.path.join(work, f"hk-train-{seed}-c{c}{f'-copies{copies}' if copies else ''}.npz"),
+                                        lambda: crops_from_photos(at_most(s.hk_train, copies), seed=seed,
+                                                                  mirrored=mirrored, context=c))),
         drop_tile_like_negatives(cached(os.path.join(work, f"rethink-train-{seed}-c{c}{grown}.npz"),
                                         lambda: crops_from_photos(rethink(), seed=seed, context=c))),
     ]
@@ -201,12 +217,13 @@ def tuning_inputs(s: Splits, size: int, mirrored: frozenset[str], work: str | No
     return np.concatenate([xa, xb]), np.concatenate([ya, yb])
 
 
-def accuracy(model: torch.nn.Module, xs: np.ndarray, ys: np.ndarray) -> float:
+def accuracy(model: torch.nn.Module, xs: np.ndarray, ys: np.ndarray, device=None) -> float:
     model.eval()
     right = 0
     with torch.no_grad():
         for i in range(0, len(xs), 256):
-            logits = model(torch.from_numpy(to_tensor(xs[i:i + 256], MEAN, STD)))
+            x = torch.from_numpy(to_tensor(xs[i:i + 256], MEAN, STD))
+            logits = model(x.to(device) if device is not None else x).cpu()
             right += int((logits.argmax(1).numpy() == ys[i:i + 256]).sum())
     return right / max(1, len(ys))
 
@@ -257,6 +274,18 @@ def main(argv=None) -> None:
     ap.add_argument("--tops", type=float, default=0.0, metavar="P",
                     help="a share P of the views of a standing tile seen from above, its top showing beyond one end "
                          "of its face, the box round both; tiles' views only (default 0: none)")
+    ap.add_argument("--copies-per-photo", type=int, default=0, metavar="N",
+                    help="at most N of Roboflow's copies of each HK training photo (default 0: all, as shipped)")
+    ap.add_argument("--device", default="cpu", help="where to train: cpu, or cuda for an NVIDIA GPU (bfloat16)")
+    ap.add_argument("--workers", type=int, default=0, help="processes making the training views (default 0: none)")
+    ap.add_argument("--budget-s", type=float, metavar="S",
+                    help="size --per-epoch so that the epochs take about S seconds here (measured first)")
+    ap.add_argument("--pack-only", action="store_true",
+                    help="write the training crops and tuning tiles into one pack in --work (a few tens of MB), "
+                         "to carry the run to a machine without the photos, and stop")
+    ap.add_argument("--packs", action="store_true",
+                    help="read the training crops and tuning tiles from --work's pack (made by --pack-only with "
+                         "the same data settings), not from --data")
     ap.add_argument("--eight-bit", action="store_true",
                     help="teach the network for 8 bits: its batch norms folded, it trains seeing its weights and "
                          "inputs rounded as an 8-bit copy rounds them (first and last layers aside); then make the copy "
@@ -276,19 +305,34 @@ def main(argv=None) -> None:
         if wrong:
             raise SystemExit(wrong)
     torch.manual_seed(a.seed)
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    torch.set_num_threads(max(1, os.cpu_count() or 1) if a.device == "cpu" else 2)  # (on a GPU: cores for --workers)
     os.makedirs(a.work, exist_ok=True)
     a.out = a.out or os.path.join(a.work, "tile_classifier.onnx")
-    splits, mirrored = split(a.data, a.seed), mirrored_copies()
     whole = a.part_labels == "whole"
-    crops = training_crops(splits, a.data, a.work, a.photos, a.synthetic, a.seed, mirrored, whole, a.glyphs,
-                           a.brushed)
-    xs, ys = tuning_inputs(splits, a.size, mirrored, a.work if whole else None)
+    pack = os.path.join(a.work, "classifier-pack-" + "-".join(str(v) for v in (
+        a.seed, a.size, a.part_labels, a.synthetic, a.glyphs, a.brushed, a.copies_per_photo, len(a.photos))) + ".npz")
+    if a.packs:
+        if not os.path.exists(pack):
+            raise SystemExit(f"no pack {pack}: make it with --pack-only and the same data settings where the photos are")
+        crops, xs, ys = read_pack(pack)
+    else:
+        splits, mirrored = split(a.data, a.seed), mirrored_copies()
+        crops = training_crops(splits, a.data, a.work, a.photos, a.synthetic, a.seed, mirrored, whole, a.glyphs,
+                               a.brushed, a.copies_per_photo)
+        xs, ys = tuning_inputs(splits, a.size, mirrored, a.work if whole else None)
     print(f"{len(crops)} training crops, {len(ys)} tuning tiles", flush=True)
+    if a.pack_only:
+        write_pack(pack, crops, xs, ys)
+        print(f"wrote {pack} ({os.path.getsize(pack) / 1e6:.1f} MB): train from it with --packs --work {a.work}")
+        return
+    device = torch.device(a.device)
     ds = Views(crops, a.size, a.seed, foreshorten=a.foreshorten, tops=a.tops, unsquashed=unsquashed)
-    sampler = WeightedRandomSampler(balanced_weights(crops.labels, a.bonus_weight), a.per_epoch, replacement=True,
-                                    generator=torch.Generator().manual_seed(a.seed))
-    loader = DataLoader(ds, batch_size=a.batch, sampler=Numbered(sampler), drop_last=True)
+
+    def loader_of(views: int) -> DataLoader:
+        sampler = WeightedRandomSampler(balanced_weights(crops.labels, a.bonus_weight), views, replacement=True,
+                                        generator=torch.Generator().manual_seed(a.seed))
+        return DataLoader(ds, batch_size=a.batch, sampler=Numbered(sampler), drop_last=True, num_workers=a.workers,
+                          pin_memory=device.type == "cuda")
     if a.init:  # an earlier run's weights, head and all: no ImageNet checkpoint needed
         model = BACKBONES[a.backbone](len(CLASSES))
         if a.init.endswith(".onnx"):  # a shipped file: its batch norms unfolded on views of the training crops
@@ -307,12 +351,19 @@ def main(argv=None) -> None:
         model = pretrained(a.backbone, len(CLASSES))
     if a.eight_bit and not eight_bit.taught(model.state_dict()):
         model = eight_bit.taught_shape(model)
+    model.to(device)
+    if a.budget_s:  # the epochs sized to the time given, from the views a second this machine trains
+        rate = views_per_second(model, loader_of(a.batch * 100_000), device)
+        a.per_epoch = max(a.batch, int(rate * a.budget_s / a.epochs) // a.batch * a.batch)
+        print(f"{rate:.0f} views a second: --epochs {a.epochs} --per-epoch {a.per_epoch}", flush=True)
+    loader = loader_of(a.per_epoch)
     run = {"backbone": a.backbone, "size": a.size, "epochs": a.epochs, "per_epoch": a.per_epoch, "lr": a.lr,
            "seed": a.seed, "photos": a.photos, "init": a.init, "bonus_weight": a.bonus_weight,
            "part_labels": a.part_labels, **({"glyphs": a.glyphs} if a.glyphs else {}),
            **({"brushed": a.brushed} if a.brushed else {}), **({"eight_bit": True} if a.eight_bit else {}),
            **({"foreshorten": a.foreshorten} if a.foreshorten else {}), **({"tops": a.tops} if a.tops else {}),
            **({"unsquashed": sorted(unsquashed)} if unsquashed else {}),
+           **({"copies_per_photo": a.copies_per_photo} if a.copies_per_photo else {}),
            **({"angled_views": "tiles only"} if a.foreshorten or a.tops else {}),
            # (named only when not the default, so that a run of the default resumes as before)
            **({"synthetic": a.synthetic} if a.synthetic != SYNTHETIC_VIEWS else {})}
@@ -321,10 +372,11 @@ def main(argv=None) -> None:
         (f"-glyphs{a.glyphs}" if a.glyphs else "") + (f"-brushed{a.brushed}" if a.brushed else "") + \
         ("-8bit" if a.eight_bit else "") + (f"-fs{a.foreshorten:g}" if a.foreshorten else "") + \
         (f"-tops{a.tops:g}" if a.tops else "") + ("-tilesonly" if a.foreshorten or a.tops else "") + \
-        ("-keep" + "".join(sorted(unsquashed)) if unsquashed else "")
+        ("-keep" + "".join(sorted(unsquashed)) if unsquashed else "") + \
+        (f"-copies{a.copies_per_photo}" if a.copies_per_photo else "")
     ckpt = os.path.join(a.work, name + ".pt")
-    best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys))
-    model.eval()
+    best = fit(model, ds, loader, a.lr, a.epochs, ckpt, run, lambda m: accuracy(m, xs, ys, device), device)
+    model.cpu().eval()
     if a.eight_bit:
         eight_bit.plain(model)  # exported in floating point: models.quantize makes the 8-bit copy
     export_onnx(model, a.out, {"classes": list(CLASSES), "input_size": a.size, "mean": list(MEAN), "std": list(STD),
