@@ -413,8 +413,10 @@ def cmd_photo(a: argparse.Namespace) -> int:
     except ImageError as e:
         raise UsageError(str(e)) from None
     rec = reading.recognition
-    _describe(rec, out, doubts=False)
     verdict = judge(rec, ids, flags, house)
+    # the tiles to check are the verdict's own, but a hand refused whole (none written, no paying
+    # win, unscorable) weighs no tile: then each unsure tile is listed as it was read
+    _describe(rec, out, doubts=not verdict.auto and all(d.kind == "hand" for d in verdict.doubts))
     if verdict.auto:
         print("  sure: no likely misreading of the photo changes the score", file=out)
     try:  # a hand read that cannot be parsed is said once, with why, as it is confirmed (_confirm)

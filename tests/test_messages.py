@@ -96,3 +96,24 @@ def test_a_photo_with_no_tiles_says_nothing_of_its_light(tmp_path, capsys):
     assert main(["recognize", str(tmp_path / "blank.jpg")]) == 0
     out = capsys.readouterr().out
     assert "no tiles found" in out and "bright" not in out and "dark" not in out
+
+
+def test_a_hand_refused_whole_still_lists_its_unsure_tiles(monkeypatch, capsys):
+    import io
+
+    import mjcam.cli
+    from mjcam.service import Reading
+
+    # no winning hand, and one tile read unsurely: the tile is listed for checking as it was read
+    codes = "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 3p 5p 5p 5p".split()
+    tiles = [TileRead(c, 0.99, (40 * i, 0, 40 * i + 38, 50)) for i, c in enumerate(codes)]
+    tiles[10] = TileRead("3p", 0.55, (400, 0, 438, 50), [("3p", 0.55), ("2p", 0.4)])
+    rec = Recognition("hand.jpg", 800, 60, tiles, [{"tiles": list(range(14)), "melded": False, "kind": "concealed"}],
+                      " ".join(codes[:-1]) + " +5p", [10], winning=13)
+    monkeypatch.setattr(mjcam.cli, "read_photo", lambda path, annotate=None: Reading(None, rec))
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["photo", "hand.jpg"]) == 2
+    out = capsys.readouterr().out
+    assert "  check tile 11: 3p (55%; or 3p 55%, 2p 40%)" in out and "check the hand: the proposed hand is not a winning" in out
+    # a hand that is weighed lists its tiles through the verdict only: no tile line twice
+    assert out.count("tile 11") == 1
