@@ -88,6 +88,18 @@ def test_review_confirms_a_corrected_hand_into_results_corrections_and_game(tmp_
             page.click(f"#tiles button.tile[data-pos='{pos}']")
             page.locator("#move-to button", has_text="7p 7p").click()
             assert "[7p7p7p]" in page.input_value("#hand")
+            # what a set is, by its label: the pung made an exposed kong, then melded again
+            def set_as(code, kind):
+                page.locator("#tiles .set", has=page.locator("button.tile", has_text=code)).locator(
+                    "button.set-label").click()
+                page.wait_for_selector("#set-menu[open]")
+                page.click(f"#set-menu button[data-as='{kind}']")
+                assert page.is_hidden("#set-menu")
+
+            set_as("7p", "kong")
+            assert "[7p7p7p7p]" in page.input_value("#hand")
+            set_as("7p", "melded")
+            assert "[7p7p7p]" in page.input_value("#hand") and "7p7p7p7p" not in page.input_value("#hand")
             shot("review-1b-edited.png")
             page.fill("#hand", "[RdRdRd] [123s] [999s] 45s NN +6s")  # or the whole hand typed
             page.select_option("#winner", "Cat")

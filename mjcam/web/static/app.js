@@ -325,7 +325,7 @@ function renderTiles() {
 
 // editing the reading: every change is made on `reading` and the hand text written again from it
 const tileEditor = tilePicker(() => reading, setLabel, () => { renderTiles(); composeHand(); });
-let setting = null;   // the set whose label was tapped
+const setEditor = setMenu(() => reading, () => { renderTiles(); composeHand(); });
 
 $("#tiles").addEventListener("click", (e) => {
   const tile = e.target.closest("button.tile");
@@ -333,25 +333,7 @@ $("#tiles").addEventListener("click", (e) => {
   const add = e.target.closest("button.add");
   if (tile) tileEditor.tile(+tile.dataset.pos);
   if (add) tileEditor.add(+add.dataset.add);
-  if (set) {
-    setting = +set.dataset.group;
-    const g = reading.groups[setting];
-    $("#set-title").textContent = "This set: " + g.tiles.map((q) => reading.tiles[q].code).join(" ");
-    $("#set-menu").showModal();
-  }
-});
-
-$("#set-menu").addEventListener("click", (e) => {
-  const b = e.target.closest("button[data-as]");
-  if (!b || setting === null) return;
-  const g = reading.groups[setting];
-  const as = b.dataset.as;
-  g.melded = as === "melded" || as === "kong";
-  g.kind = as === "melded" ? "melded" : as;
-  if (g.melded && g.tiles.includes(reading.winning)) reading.winning = null;  // (taken again below)
-  setting = null;
-  $("#set-menu").close();
-  renderTiles(); composeHand();
+  if (set) setEditor(+set.dataset.group);
 });
 
 function composeHand() {

@@ -191,3 +191,38 @@ function tilePicker(current, label, edited) {
 
   return { tile: (p) => open({ pos: p }), add: (g) => open({ add: g }) };
 }
+
+// The set menu, the same on both pages: what a set is (concealed tiles, melded, an exposed or a concealed kong).
+// Added to the page by setMenu(current, edited), wired to the reading current() gives; edited() follows every
+// change. Returns open(g): the menu on set g (tiles left out of the hand too: a kind puts them in).
+const SET_MENU = `<dialog id="set-menu"><form method="dialog"><p id="set-title">This set</p>
+  <div class="actions">
+    <button type="button" data-as="concealed">concealed</button>
+    <button type="button" data-as="melded">melded</button>
+    <button type="button" data-as="kong">exposed kong</button>
+    <button type="button" data-as="concealed_kong">concealed kong</button>
+  </div>
+  <button value="cancel" class="quiet">Cancel</button></form></dialog>`;
+
+function setMenu(current, edited) {
+  const el = (id) => document.getElementById(id);
+  document.body.insertAdjacentHTML("beforeend", SET_MENU);
+  let setting = null;  // the set whose label was tapped
+  el("set-menu").addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-as]");
+    if (!b || setting === null) return;
+    const r = current(), g = r.groups[setting], as = b.dataset.as;
+    g.melded = as === "melded" || as === "kong";
+    g.kind = as === "melded" ? "melded" : as;
+    if (g.melded && g.tiles.includes(r.winning)) r.winning = null;  // (taken again as the hand is written)
+    setting = null;
+    el("set-menu").close();
+    edited();
+  });
+  return (gi) => {
+    const r = current();
+    setting = gi;
+    el("set-title").textContent = "This set: " + r.groups[gi].tiles.map((q) => r.tiles[q].code).join(" ");
+    el("set-menu").showModal();
+  };
+}

@@ -4,7 +4,7 @@
 
 const $ = (sel) => document.querySelector(sel);
 const WIND = { E: "East", S: "South", W: "West", N: "North" };
-// esc, face (a tile's bundled picture, never a font), tileButtons and the tile editor: editor.js
+// esc, face (a tile's bundled picture, never a font), tileButtons, the tile editor and the set menu: editor.js
 
 let data = null;     // the listing: token, flags, tiles, players, photos
 let at = 0;          // the photo shown
@@ -77,7 +77,7 @@ function open(n) {
 const reviewLabel = (g) => setLabel(g, false);
 
 // the tiles are edited as in the table app: a tile changed, removed, added, moved or made the winning
-// tile, the hand text written again from them after each
+// tile, a set made melded, concealed or a kong; the hand text written again from them after each
 
 function renderTiles() {
   const flagged = new Set(item.needs_confirmation);
@@ -91,7 +91,9 @@ function renderTiles() {
     }).join("");
     const add = g.kind === "bonus" ? "" :
       `<button class="add" data-add="${gi}" title="add a tile to this set" aria-label="add a tile here">+</button>`;
-    return `<div class="set"><span class="set-label">${reviewLabel(g)}</span><div>${tiles}${add}</div></div>`;
+    const label = g.kind === "bonus" ? `<span class="set-label">${reviewLabel(g)}</span>` :
+      `<button class="set-label" data-group="${gi}" title="what this set is">${reviewLabel(g)}</button>`;
+    return `<div class="set">${label}<div>${tiles}${add}</div></div>`;
   }).join("");
 }
 
@@ -104,11 +106,14 @@ function composeHand() {
 }
 
 const tileEditor = tilePicker(() => item, reviewLabel, () => { renderTiles(); composeHand(); });
+const setEditor = setMenu(() => item, () => { renderTiles(); composeHand(); });  // a set's kind, tapped on its label
 $("#tiles").addEventListener("click", (e) => {
   const tile = e.target.closest("button.tile");
+  const set = e.target.closest("button.set-label");
   const add = e.target.closest("button.add");
   if (tile) tileEditor.tile(+tile.dataset.pos);
   if (add) tileEditor.add(+add.dataset.add);
+  if (set) setEditor(+set.dataset.group);
 });
 
 function situation(hand) {
