@@ -68,6 +68,9 @@ MARKER_SIZE = 0.8
 #: a box this many times as long along its row as the tiles beside it is no tile of the hand
 #: (see hand_strays_too_large)
 ODD_SIZE = 1.5
+#: a tile's height over its width: a tile lying face up, foreshortened so that its box is wider than
+#: tall, is this many times its width long (see _odd_sized)
+TILE_ASPECT = 1.4
 # an alternative the classifier gives less than this is never put in a reading's place by the rules
 # (a bonus tile read twice, a hand that does not win): chosen on the held-out photos (models/EXPERIMENTS.md)
 ALT_MIN = 0.15
@@ -305,15 +308,24 @@ def _odd_sized(tiles: list[TileObs], rows: list[list[int]], main: list[int]) -> 
     neighbours in a row seen at a slant differ far less; a tile's box stretched across the row by
     what lies below it (a logo, its reflection) is still that tile. A tile of a row of fewer than
     three is measured against the ``main`` row's tiles, and there by its shape: a flower laid
-    nearer the camera is larger every way, a marker or a wall longer only."""
+    nearer the camera is larger every way, a marker or a wall longer only. A neighbour lying face
+    up seen from the seat, foreshortened so that its box is wider than tall, counts at its length
+    seen straight on (its width times ``TILE_ASPECT``) for a tile no taller than it: a claimed tile
+    turned sideways beside it is that long, and shorter (a box wider than tall over a tile whose
+    lower half lies hidden behind a rack says nothing of its length)."""
     median = statistics.median
     whole = median(tiles[i].long for i in main) if len(main) >= 3 else 0.0
     short = median(tiles[i].short for i in main) if len(main) >= 3 else 0.0
+
+    def length(j: int, i: int) -> float:  # neighbour j's length, as tile i is measured against it
+        w, h = tiles[j].box[2] - tiles[j].box[0], tiles[j].box[3] - tiles[j].box[1]
+        return w * TILE_ASPECT if w > h >= tiles[i].box[3] - tiles[i].box[1] else tiles[j].long
+
     out = set()
     for r in rows:
         for k, i in enumerate(r):
             if len(r) >= 3:
-                ref = median(tiles[j].long for j in r[max(0, k - 2):k] + r[k + 1:k + 3])
+                ref = median(length(j, i) for j in r[max(0, k - 2):k] + r[k + 1:k + 3])
             else:  # nearer the camera, a tile's short side grows as much as its long side
                 ref = whole * max(1.0, tiles[i].short / short) if whole else 0.0
             if ref and tiles[i].box[2] - tiles[i].box[0] > ODD_SIZE * ref:  # its length along the row
