@@ -1,5 +1,6 @@
-"""What the trainers share: cached crop sets, held-out inputs, the fit loop with resumable
-checkpoints, and the ONNX export with metadata (torch, the ``train`` extra)."""
+"""What the trainers share: cached crop sets, packs of them to carry a run elsewhere, held-out
+inputs, the fit loop with resumable checkpoints (on the CPU or a GPU), and the ONNX export with
+metadata (torch, the ``train`` extra)."""
 
 from __future__ import annotations
 
@@ -72,8 +73,8 @@ def write_pack(path: str, crops: CropSet, xs: np.ndarray, ys: np.ndarray) -> Non
     buf, offsets = _encoded(crops.images, PACK_QUALITY[0])
     tbuf, toffsets = _encoded(xs, PACK_QUALITY[1])
     part = f"{path}.part.npz"
-    np.savez_compressed(part, buf=buf, offsets=offsets, labels=crops.labels, sizes=crops.sizes, groups=np.array(crops.groups),
-             tbuf=tbuf, toffsets=toffsets, ys=ys)
+    np.savez_compressed(part, buf=buf, offsets=offsets, labels=crops.labels, sizes=crops.sizes,
+                        groups=np.array(crops.groups), tbuf=tbuf, toffsets=toffsets, ys=ys)
     os.replace(part, path)
 
 

@@ -279,7 +279,8 @@ def main(argv=None) -> None:
     ap.add_argument("--device", default="cpu", help="where to train: cpu, or cuda for an NVIDIA GPU (bfloat16)")
     ap.add_argument("--workers", type=int, default=0, help="processes making the training views (default 0: none)")
     ap.add_argument("--budget-s", type=float, metavar="S",
-                    help="size --per-epoch so that the epochs take about S seconds here (measured first)")
+                    help="size --per-epoch so that the epochs take about S seconds here (measured first; to resume "
+                         "such a run, give the --per-epoch it printed instead)")
     ap.add_argument("--pack-only", action="store_true",
                     help="write the training crops and tuning tiles into one pack in --work (a few tens of MB), "
                          "to carry the run to a machine without the photos, and stop")
