@@ -76,6 +76,23 @@ def test_a_melded_set_is_cut_out_of_a_run_at_its_turned_tile_never_more_than_fou
     assert next(x for x in g.groups if x["melded"])["evidence"] == TURNED
 
 
+def test_a_melded_set_laid_with_a_narrow_gap_inside_it_is_still_one_set():
+    # two chows laid in front of the concealed row, each with a tile turned; the second laid with a
+    # gap of a third of a tile between its first two tiles, just over what separates two runs
+    row = tiles_at(["2m", "3m", "4m", "5p", "5p", "5p", "9s", "9s"], 40, 40)
+    first = tiles_at(["6p", "7p", "8p"], 40, 100, turned={0})
+    second = tiles_at(["6s"], 40 + 40 + 2 * 31 + 12, 100) + tiles_at(["7s", "8s"], 40 + 40 + 3 * 31 + 12 + 10, 100,
+                                                                       turned={1})
+    g = MeldGrouper()(row + first + second)
+    assert sorted(melds(g.hand)) == [("chow", False), ("chow", False)] and MeldGrouper._wins(g.hand)
+    assert "[678s]" in g.hand and "[678p]" in g.hand
+    # in the concealed row a narrow gap is left as it is: the rule joins runs of melds only
+    lone = tiles_at(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N"], 10, 100) + \
+        tiles_at(["N"], 10 + 13 * 31 + 10, 100, turned={0})
+    g = MeldGrouper()(lone)
+    assert "[" not in g.hand and g.hand.endswith("+N")
+
+
 def test_face_down_tiles_beside_a_row_with_no_kong_are_left_out_with_a_note():
     codes = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "N", "N"]
     row = tiles_at(codes, 10, 100)

@@ -16,6 +16,8 @@ larger in the photo, need a larger gap):
   tiles in the photo, four in the hand).
 - :func:`face_down_kongs`: four in a run with one to four face down, the faces shown all alike,
   are a concealed kong; any other face-down tile is no tile of the hand (left apart with a note).
+- :func:`joined_by_turned`: two runs of a row of melds a little more than the usual step apart are
+  one run where their turned tiles find sets only together (a set laid with a narrow gap in it).
 - :func:`turned_sets`: a run with a tile turned sideways holds melded sets, each with a turned
   tile; a single turned tile at the end of the concealed row, with no set of its own, is the
   winning tile laid there; a turned tile that makes no set is taken as concealed and marked.
@@ -46,6 +48,9 @@ from mjcam.scoring.tiles import INDEX
 
 BACK = "back"
 GAP = 0.25  # a step between tile centres this much longer than usual separates two runs
+#: two runs of a row of melds whose step is at most this much longer than usual are one where their
+#: turned tiles find sets only together (see joined_by_turned)
+MEND_GAP = 0.6
 #: a tile under a kong's fourth whose box is under this share of the height of the tiles beside it
 #: shows only a strip of its face: its reading says nothing (see stacked_kongs)
 PART_SHOWN = 0.75
@@ -159,24 +164,30 @@ def cut_into(lay: "Layout", run: list[int], evidence: str) -> list[TileSet] | No
     return out
 
 
+def _step(seen: list, a: int, b: int) -> float:
+    """The step from tile ``a``'s centre to tile ``b``'s along the row, in the two tiles' width."""
+    ta, tb = seen[a].box, seen[b].box
+    d = (tb[0] + tb[2]) / 2 - (ta[0] + ta[2]) / 2
+    return d / max(1e-6, ((ta[2] - ta[0]) + (tb[2] - tb[0])) / 2)
+
+
+def _usual_step(seen: list, row: list[int]) -> float:
+    steps = [_step(seen, a, b) for a, b in zip(row, row[1:])]
+    usual = sorted(steps)[len(steps) // 2] if steps else 1.0
+    return min(usual, 1.05)  # in a row of separate sets, the touching step is at most ~1
+
+
 def runs_of(seen: list, row: list[int]) -> list[list[int]]:
     """Split a row where the step between two tiles' centres is clearly longer than the row's
     usual step between touching tiles, each step measured in the width of the two tiles it joins
     (boxes may be loose, so steps are compared, not gaps; nearer tiles are wider and so need a
     wider gap)."""
-    def step(a: int, b: int) -> float:
-        ta, tb = seen[a].box, seen[b].box
-        d = (tb[0] + tb[2]) / 2 - (ta[0] + ta[2]) / 2
-        return d / max(1e-6, ((ta[2] - ta[0]) + (tb[2] - tb[0])) / 2)
-
     if not row:
         return []
-    steps = [step(a, b) for a, b in zip(row, row[1:])]
-    usual = sorted(steps)[len(steps) // 2] if steps else 1.0
-    usual = min(usual, 1.05)  # in a row of separate sets, the touching step is at most ~1
+    usual = _usual_step(seen, row)
     runs = [[row[0]]]
-    for b, s in zip(row[1:], steps):
-        if s > usual + GAP:
+    for a, b in zip(row, row[1:]):
+        if _step(seen, a, b) > usual + GAP:
             runs.append([b])
         else:
             runs[-1].append(b)
@@ -205,7 +216,38 @@ def concealed_row(codes: list[str], seen: list, rows: list[list[int]], runs: lis
 
 def layout_of(codes: list[str], seen: list, rows: list[list[int]]) -> Layout:
     runs = [runs_of(seen, r) for r in rows]
-    return Layout(codes, seen, rows, runs, concealed_row(codes, seen, rows, runs))
+    lay = Layout(codes, seen, rows, runs, concealed_row(codes, seen, rows, runs))
+    lay.runs = [joined_by_turned(lay, ri) for ri in range(len(rows))]
+    return lay
+
+
+def joined_by_turned(lay: Layout, ri: int) -> list[list[int]]:
+    """The runs of row ``ri``, two neighbours read as one where the step between them is at most
+    ``MEND_GAP`` longer than the row's usual step and their turned tiles find sets together
+    (:func:`turned_sets`) that they do not find apart: a melded set laid with a narrow gap inside
+    it. The concealed row's runs stay as they are (its last tile may be the winning tile, turned and
+    laid a little apart)."""
+    runs = [list(r) for r in lay.runs[ri]]
+    if ri == lay.main or len(runs) < 2:
+        return runs
+
+    def lost(run: list[int]) -> int:  # turned tiles left without a set
+        tiles = [p for p in run if not is_bonus(lay.codes[p]) and lay.codes[p] != BACK]
+        turned = [p for p in tiles if lay.turned(p)]
+        if not turned:
+            return 0
+        sets, _, _ = turned_sets(lay, tiles, False)
+        return sum(not any(t in x.tiles for x in sets) for t in turned)
+
+    usual = _usual_step(lay.seen, lay.rows[ri])
+    k = 0
+    while k < len(runs) - 1:
+        a, b = runs[k], runs[k + 1]
+        if _step(lay.seen, a[-1], b[0]) <= usual + MEND_GAP and lost(a + b) < lost(a) + lost(b):
+            runs[k:k + 2] = [a + b]
+        else:
+            k += 1
+    return runs
 
 
 # ------------------------------------------------------------------ the layout rules
