@@ -23,6 +23,7 @@ hand in it, and :func:`random_hand` deals a random legal winning hand to draw.
 from __future__ import annotations
 
 import math
+import os
 import random
 from dataclasses import dataclass, field
 
@@ -79,8 +80,13 @@ class Scene:
 def face_bank(records: list, per_code: int = 8, seed: int = 0, min_height: int = 22) -> dict[str, list[np.ndarray]]:
     """Up to ``per_code`` crops of each tile from labelled photos (``datasets.readers.LabelledImage``):
     boxes labelled once, of an upright tile's shape (0.55 to 0.9 as wide as tall), at least
-    ``min_height`` pixels tall, each from a different photo where there are enough."""
+    ``min_height`` pixels tall, each from a different photo where there are enough. Crops of
+    rethink-bonus's ``rotated_`` copies (their photos turned half round) are turned back upright: a
+    hand's faces all stand one way, and the which-way-up probe reads a hand by all of them."""
     from .crops import load_rgb
+
+    def upright(rec, crop: np.ndarray) -> np.ndarray:
+        return crop[::-1, ::-1].copy() if os.path.basename(rec.path).startswith("rotated_") else crop.copy()
 
     rnd = random.Random(seed)
     recs = list(records)
@@ -100,7 +106,7 @@ def face_bank(records: list, per_code: int = 8, seed: int = 0, min_height: int =
                     image = load_rgb(rec.path)
                 crop = image[max(0, y1):y2, max(0, x1):x2]
                 if crop.size:
-                    bank.setdefault(codes[0], []).append(crop.copy())
+                    bank.setdefault(codes[0], []).append(upright(rec, crop))
                     break  # one crop a photo at a time: many photos' sets and light
         except ValueError:
             continue
@@ -121,7 +127,7 @@ def face_bank(records: list, per_code: int = 8, seed: int = 0, min_height: int =
                         break
                 crop = image[max(0, y1):y2, max(0, x1):x2]
                 if crop.size:
-                    bank.setdefault(codes[0], []).append(crop.copy())
+                    bank.setdefault(codes[0], []).append(upright(rec, crop))
     return bank
 
 

@@ -281,3 +281,26 @@ def test_melds_lying_face_up_beyond_the_row_join_the_hand_though_foreshortened()
     loose = tiles_at(["7s", "2p", "9m"], 60, 62, w=28, h=14)
     hand, stray = hand_and_strays(row + loose)
     assert sorted(stray) == [11, 12, 13]
+
+
+def test_face_bank_turns_crops_of_photos_turned_half_round_back_upright(tmp_path):
+    import cv2
+    import numpy as np
+
+    from datasets.readers import LabelledBox, LabelledImage
+    from datasets.scenes import face_bank
+
+    # one tile whose top half is dark: in the copy turned half round, its bottom half is
+    face = np.full((40, 30, 3), 230, np.uint8)
+    face[:20] = 30
+    photo = np.full((100, 100, 3), 120, np.uint8)
+    photo[30:70, 35:65] = face
+    turned = photo[::-1, ::-1].copy()
+    recs = []
+    for name, img in (("a.png", photo), ("rotated_b.png", turned)):
+        cv2.imwrite(str(tmp_path / name), img)
+        recs.append(LabelledImage(str(tmp_path / name), 100, 100, [LabelledBox("5m", (35, 30, 65, 70))]))
+    crops = face_bank(recs, per_code=2)["5m"]
+    assert len(crops) == 2
+    for c in crops:  # both upright: dark on top
+        assert c[:20].mean() < 60 and c[20:].mean() > 200
