@@ -431,7 +431,7 @@ def cmd_photo(a: argparse.Namespace) -> int:
         print(f"  check {d.message}" if d.kind != "hand" else f"  check the hand: {d.message}", file=out)
     text, hand = _confirm(reading, a, out)
     if a.yes and text and not verdict.auto:
-        print("mjcam: scored as read with --yes; a person should check the tiles above", file=sys.stderr)
+        print("mjcam: scored as read with --yes; a person should check the reading above", file=sys.stderr)
     results = [score_hand(hand, rid, flags, house) for rid in ids]
     if a.json:
         sc = [r.to_json() for r in results]

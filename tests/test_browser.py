@@ -33,11 +33,11 @@ def test_four_hand_game_in_the_browser(tmp_path):
         # hand 1: photograph, correct a tile (the second 1s is really a 9s), score, record
         page.set_input_files("#photo", os.path.join(SAMPLES, "hand-honours.jpg"))
         page.wait_for_selector("#reading:not([hidden]) button.tile")
-        assert page.input_value("#hand") == "1s 1s 9s 1m 9m 1p 9p Wd Rd Gd E S W +N"
+        assert page.input_value("#hand") == "19m 19p 119s E S W Rd Gd Wd +N"
         assert "no tile set apart as the winning tile" in page.inner_text("#notes")  # the recogniser's notes
         page.locator("#tiles button.tile").nth(1).click()
         page.click("#picker-tiles button.tile[data-code='9s']")
-        assert page.input_value("#hand") == "1s 9s 9s 1m 9m 1p 9p Wd Rd Gd E S W +N"
+        assert page.input_value("#hand") == "19m 19p 199s E S W Rd Gd Wd +N"
         page.select_option("#winner", "2")
         page.select_option("#discarder", "3")
         page.click("#score")
@@ -199,20 +199,20 @@ def test_the_reading_is_corrected_by_taps_alone_on_a_phone(tmp_path):
         page.wait_for_selector("#game:not([hidden])")
         page.set_input_files("#photo", os.path.join(SAMPLES, "hand-layout.jpg"))
         page.wait_for_selector("#reading:not([hidden]) button.tile")
-        start = "[3m4m5m] [7p7p7p] {RdRdRdRd} 2s 3s 4s 9p F2 S2 +9p"
+        start = "[345m] [777p] {RdRdRdRd} 9p 234s F2 S2 +9p"  # as the reader writes a hand
         assert hand() == start
 
         tap_tile(0)  # change a tile: two taps
         shot("7-tile-menu.png")
         page.click("#picker-tiles button.tile[data-code='5s']")
-        assert hand() == start.replace("2s", "5s") and page.is_hidden("#picker")
+        assert hand() == "[345m] [777p] {RdRdRdRd} 9p 345s F2 S2 +9p" and page.is_hidden("#picker")
         tap_tile(0)
         page.click("#picker-tiles button.tile[data-code='2s']")
         assert hand() == start
 
         tap_tile(3)  # remove a tile: a phantom
         page.click("#remove-tile")
-        assert hand() == "[3m4m5m] [7p7p7p] {RdRdRdRd} 2s 3s 4s F2 S2 +9p"
+        assert hand() == "[345m] [777p] {RdRdRdRd} 234s F2 S2 +9p"
         page.click("#tiles button.add[data-add='0']")  # add a tile to the concealed tiles
         page.wait_for_selector("#picker[open]")
         assert page.is_hidden("#tile-actions")
@@ -221,41 +221,49 @@ def test_the_reading_is_corrected_by_taps_alone_on_a_phone(tmp_path):
 
         tap_tile(2)  # make a tile the winning tile
         page.click("#make-winning")
-        assert hand() == "[3m4m5m] [7p7p7p] {RdRdRdRd} 2s 3s 9p 9p F2 S2 +4s"
+        assert hand() == "[345m] [777p] {RdRdRdRd} 99p 23s F2 S2 +4s"
         assert page.locator("#tiles button.tile.winning").count() == 1
 
         tap_tile(9)  # a tile out of a set and back into it
         page.click("#move-to button[data-move='0']")
-        assert hand() == "[3m4m5m] [7p7p] {RdRdRdRd} 2s 3s 9p 9p 7p F2 S2 +4s"
+        assert hand() == "[345m] [77p] {RdRdRdRd} 799p 23s F2 S2 +4s"
         tap_tile(9)
         page.click("#move-to button[data-move='2']")
-        assert hand() == "[3m4m5m] [7p7p7p] {RdRdRdRd} 2s 3s 9p 9p F2 S2 +4s"
+        assert hand() == "[345m] [777p] {RdRdRdRd} 99p 23s F2 S2 +4s"
 
         set_as(2, "kong")  # a set marked an exposed kong, then melded again
-        assert hand() == "[3m4m5m] [7p7p7p7p] {RdRdRdRd} 2s 3s 9p 9p F2 S2 +4s"
+        assert hand() == "[345m] [7777p] {RdRdRdRd} 99p 23s F2 S2 +4s"
         kong = page.locator("#tiles .set", has=page.locator("button.set-label[data-group='2']"))
         middle = kong.locator("button.tile").nth(1).get_attribute("data-pos")
         tap_tile(middle)  # a kong's tile corrected to another: written as its tiles stand, not four of the first
         page.click("#picker-tiles button.tile[data-code='8p']")
-        assert hand() == "[3m4m5m] [7p8p7p] {RdRdRdRd} 2s 3s 9p 9p F2 S2 +4s"
+        assert hand() == "[345m] [778p] {RdRdRdRd} 99p 23s F2 S2 +4s"
         tap_tile(middle)
         page.click("#picker-tiles button.tile[data-code='7p']")
-        assert hand() == "[3m4m5m] [7p7p7p7p] {RdRdRdRd} 2s 3s 9p 9p F2 S2 +4s"
+        assert hand() == "[345m] [7777p] {RdRdRdRd} 99p 23s F2 S2 +4s"
         set_as(2, "melded")
         set_as(1, "concealed")  # the chow was not melded
-        assert hand() == "[7p7p7p] {RdRdRdRd} 2s 3s 9p 9p 3m 4m 5m F2 S2 +4s"
+        assert hand() == "[777p] {RdRdRdRd} 345m 99p 23s F2 S2 +4s"
 
-        # every row marked melded: no concealed tile is left to win on; one marked concealed again
-        # brings a winning tile back (its last tile), and the page says how to choose another
-        set_as(0, "melded")
-        set_as(1, "melded")
-        assert "+" not in hand()
-        set_as(1, "concealed")
+        # a kind that cannot fit a set is not offered: the five concealed tiles are no melded set and no kong
+        page.click("#tiles button.set-label[data-group='0']")
+        page.wait_for_selector("#set-menu[open]")
+        assert all(page.is_disabled(f"#set-menu button[data-as='{k}']") for k in ("melded", "kong", "concealed_kong"))
+        assert page.is_disabled("#set-menu button[data-as='concealed']")  # (what it is now)
+        assert "3 or 4 tiles" in page.get_attribute("#set-menu button[data-as='melded']", "title")
+        page.keyboard.press("Escape")
+        # the winning tile moved into a melded set: the last concealed tile is taken, and the page says so
+        won = page.locator("#tiles button.tile.winning").get_attribute("data-pos")
+        tap_tile(won)
+        page.locator("#move-to button", has_text="7p 7p 7p").click()
         assert hand().endswith(" +5m") and "5m" in page.inner_text("#edit-note")
-        set_as(0, "concealed")
-        assert hand() == "[7p7p7p] {RdRdRdRd} 2s 3s 4s 9p 9p 3m 4m F2 S2 +5m"
-        set_as(1, "melded")  # melded after all: the winning tile goes back among the concealed tiles
-        assert hand() == start
+        tap_tile(won)
+        page.locator("#move-to button", has_text="concealed").first.click()
+        tap_tile(won)
+        page.click("#make-winning")
+        assert hand() == "[777p] {RdRdRdRd} 345m 99p 23s F2 S2 +4s"
+        set_as(1, "melded")  # melded after all
+        assert hand() == "[345m] [777p] {RdRdRdRd} 99p 23s F2 S2 +4s"
         shot("8-edited-reading.png")
 
         page.select_option("#winner", "1")  # South: F2 and S2 are South's own flower and season
@@ -329,7 +337,7 @@ def test_warnings_follow_the_edited_hand_and_record_says_why_it_is_closed(tmp_pa
         page.click("#tiles button.tile[data-pos='13']")  # the phantom 7m: removed by two taps
         page.wait_for_selector("#picker[open]")
         page.click("#remove-tile")
-        assert page.input_value("#hand") == "Rd Rd Rd 1s 2s 3s 9s 9s 9s 4s 5s N N +6s"
+        assert page.input_value("#hand") == "12345999s NN RdRdRd +6s"
         page.wait_for_timeout(700)  # (the hand as it stands is checked after a pause in the edits)
         notes = page.inner_text("#notes")
         assert "cannot be scored" not in notes and "15 tiles" not in notes, notes

@@ -114,6 +114,6 @@ def test_a_hand_refused_whole_still_lists_its_unsure_tiles(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["photo", "hand.jpg"]) == 2
     out = capsys.readouterr().out
-    assert "  check tile 11: 3p (55%; or 3p 55%, 2p 40%)" in out and "check the hand: the proposed hand is not a winning" in out
+    assert "  check tile 11: 3p (55%; or 2p 40%)" in out and "check the hand: the proposed hand is not a winning" in out
     # a hand that is weighed lists its tiles through the verdict only: no tile line twice
     assert out.count("tile 11") == 1

@@ -109,10 +109,12 @@ class Recognition:
         return "  ".join(parts)
 
     def doubts(self) -> list[str]:
-        """One line per tile to check: its place, reading and the likeliest alternatives."""
+        """One line per tile to check: its place, reading and the likeliest alternatives (other
+        codes only, none under half a percent)."""
         out = []
         for p in self.needs_confirmation:
             t = self.tiles[p]
-            alts = ", ".join(f"{c} {q:.0%}" for c, q in t.alternatives[:2])
+            alts = ", ".join(f"{c} {q:.0%}" for c, q in [(c, q) for c, q in t.alternatives if c != t.code
+                                                          and q >= 0.005][:2])
             out.append(f"tile {p + 1}: {t.code} ({t.confidence:.0%}" + (f"; or {alts})" if alts else ")"))
         return out

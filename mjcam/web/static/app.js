@@ -343,7 +343,7 @@ function composeHand() {
     note = `The winning tile is taken to be ${reading.tiles[reading.winning].code}, the last concealed tile: tap a tile and ` +
       "“Winning tile” to choose another.";
     renderTiles();
-  }
+  } else if (reading.winning === null || reading.winning === undefined) note = NO_WINNING;
   $("#hand").value = text;
   $("#edit-note").textContent = note;
   fitHand();

@@ -33,7 +33,7 @@ const KIND_WORDS = { bonus: "bonus", concealed_kong: "concealed kong", kong: "ex
 function setLabel(g, why = true) {
   if (g.kind === "stray") return "not in the hand" + (why && STRAY_WHY[g.why] ? ` (${STRAY_WHY[g.why]})` : "");
   if (g.melded && g.kind !== "kong") return "melded";
-  if (g.kind === "kong" && g.tiles.length === 3) return "exposed kong, one under the top tile";  // (its fourth laid on top)
+  if (g.kind === "kong" && g.tiles.length === 3) return "exposed kong, a fourth tile not seen";  // (laid on top, or hidden)
   return KIND_WORDS[g.kind] || (g.melded ? "melded" : "concealed");
 }
 
@@ -74,8 +74,33 @@ function moveTargets(r, p, label) {
   return out.join("");
 }
 
+const BONUS_CODE = /^[FS][1-4]$/;
+
+// tiles written as the reader writes them (mjcam.scoring.notation.format_tiles): number tiles sorted by
+// suit, each suit's numbers before its letter, then the honours in order ("345m 99p E RdRd"); a code that
+// is no playable tile (a face-down "back") is written last as it is, so the hand names it; `joined`: one
+// piece, no spaces (a set)
+const HONOURS = ["E", "S", "W", "N", "Rd", "Gd", "Wd"];
+function compact(codes, joined = false) {
+  const parts = [];
+  for (const suit of "mps") {
+    const nums = codes.filter((c) => /^[1-9][mps]$/.test(c) && c[1] === suit).map((c) => c[0]).sort();
+    if (nums.length) parts.push(nums.join("") + suit);
+  }
+  for (const h of HONOURS) {
+    const n = codes.filter((c) => c === h).length;
+    if (n) parts.push(h.repeat(n));
+  }
+  parts.push(...codes.filter((c) => !/^[1-9][mps]$/.test(c) && !HONOURS.includes(c)));
+  return parts.join(joined ? "" : " ");
+}
+
+// said where a corrected reading has no winning tile (every tile in a set, none concealed to take it from)
+const NO_WINNING = "No winning tile: tap the tile that won, then “Winning tile”.";
+
 function handText(r) {
-  // the notation of the (corrected) reading: melded sets in [], concealed kongs in {}, +winning tile.
+  // the notation of the (corrected) reading: melded sets in [], concealed kongs in {}, +winning tile; a
+  // flower or season is written with the bonus tiles whichever set it was put in.
   // A hand with no winning tile among its concealed ones (a set marked melded or concealed, a tile moved
   // or removed) takes the last concealed tile: `taken` says so
   const parts = [], bonus = [];
@@ -86,23 +111,27 @@ function handText(r) {
   const kongText = (g) => {
     const faces = g.tiles.map(code).filter((c) => c !== "back");
     if (!faces.length) return "back".repeat(4);
-    return g.tiles.length >= 3 && faces.every((c) => c === faces[0]) ? faces[0].repeat(4) : g.tiles.map(code).join("");
+    return compact(g.tiles.length >= 3 && faces.every((c) => c === faces[0]) ? Array(4).fill(faces[0]) :
+      g.tiles.map(code), true);
   };
   const hidden = [];  // the concealed tiles' positions: the winning tile is one of them
   for (const g of r.groups) {
     if (g.kind === "stray") continue;
-    if (g.kind === "bonus") { bonus.push(...g.tiles.map(code)); continue; }
-    if (g.kind === "concealed_kong") { parts.push("{" + kongText(g) + "}"); continue; }
-    if (g.melded) parts.push("[" + (g.kind === "kong" ? kongText(g) : g.tiles.map(code).join("")) + "]");
-    else hidden.push(...g.tiles);
+    const tiles = g.tiles.filter((p) => !BONUS_CODE.test(code(p)));
+    bonus.push(...g.tiles.filter((p) => BONUS_CODE.test(code(p))).map(code));
+    if (g.kind === "bonus" || !tiles.length) continue;
+    const set = { ...g, tiles };
+    if (g.kind === "concealed_kong") { parts.push("{" + kongText(set) + "}"); continue; }
+    if (g.melded) parts.push("[" + (g.kind === "kong" ? kongText(set) : compact(tiles.map(code), true)) + "]");
+    else hidden.push(...tiles);
   }
   let taken = false;
   if (hidden.length && !hidden.includes(r.winning)) {
     r.winning = hidden[hidden.length - 1];
     taken = true;
   } else if (!hidden.length) r.winning = null;
-  const concealed = hidden.filter((p) => p !== r.winning).map(code);
-  let text = parts.concat(concealed, bonus).join(" ");
+  const concealed = compact(hidden.filter((p) => p !== r.winning).map(code));
+  let text = parts.concat(concealed ? [concealed] : [], bonus).join(" ");
   if (r.winning !== null && r.winning !== undefined) text += " +" + code(r.winning);
   return { text, taken };
 }
@@ -220,9 +249,24 @@ function setMenu(current, edited) {
     edited();
   });
   return (gi) => {
-    const r = current();
+    const r = current(), g = r.groups[gi];
     setting = gi;
-    el("set-title").textContent = "This set: " + r.groups[gi].tiles.map((q) => r.tiles[q].code).join(" ");
+    const codes = g.tiles.map((q) => r.tiles[q].code).filter((c) => !BONUS_CODE.test(c));
+    const faces = codes.filter((c) => c !== "back");
+    const sized = codes.length >= 3 && codes.length <= 4;
+    const alike = sized && faces.length > 0 && faces.every((c) => c === faces[0]);
+    const why = {  // a kind that cannot fit these tiles, and why (the button is not offered)
+      concealed: faces.length < codes.length ? "a face-down tile belongs to a kong: tap it to say which tile it is" : "",
+      melded: faces.length < codes.length ? "a face-down tile belongs to a kong" : sized ? "" : "a melded set has 3 or 4 tiles",
+      kong: alike ? "" : "a kong is 3 or 4 tiles alike", concealed_kong: alike ? "" : "a kong is 3 or 4 tiles alike",
+    };
+    const now = g.kind === "kong" || g.kind === "concealed_kong" ? g.kind : g.kind === "stray" ? "" : g.melded ? "melded" : "concealed";
+    el("set-menu").querySelectorAll("button[data-as]").forEach((b) => {
+      b.disabled = !!why[b.dataset.as] || b.dataset.as === now;
+      b.title = why[b.dataset.as] || (b.dataset.as === now ? "what it is now" : "");
+      b.classList.toggle("current", b.dataset.as === now);
+    });
+    el("set-title").textContent = `This set (${setLabel(g, false)}): ` + g.tiles.map((q) => r.tiles[q].code).join(" ");
     el("set-menu").showModal();
   };
 }

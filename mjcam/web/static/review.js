@@ -103,6 +103,7 @@ function composeHand() {
   if (taken) renderTiles();
   $("#hand").value = text;
   $("#result").hidden = true;
+  show(item.winning === null || item.winning === undefined ? NO_WINNING : "");
 }
 
 const tileEditor = tilePicker(() => item, reviewLabel, () => { renderTiles(); composeHand(); });
