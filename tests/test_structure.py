@@ -304,3 +304,22 @@ def test_face_bank_turns_crops_of_photos_turned_half_round_back_upright(tmp_path
     assert len(crops) == 2
     for c in crops:  # both upright: dark on top
         assert c[:20].mean() < 60 and c[20:].mean() > 200
+
+
+def test_an_unsure_tile_at_the_end_of_a_row_of_kongs_is_left_out_not_read_into_the_hand():
+    # from above: two kongs laid in a row behind the concealed tiles, a seat-wind marker at that row's
+    # end read unsurely as W; the concealed row in front, the winning tile turned apart at its end
+    back = tiles_at(["6s"] * 4 + ["4m"] * 4, 70, 40)
+    marker = TileObs((30, 40, 58, 80), "W", confidence=0.35, alternatives=[("W", 0.35), ("1p", 0.14)])
+    front = tiles_at(["6p", "6p", "3p", "5p", "4p", "7s", "8s"], 40, 120)
+    win = tiles_at(["9s"], 40 + 7 * 31 + 20, 120, turned={0})
+    g = MeldGrouper()([marker] + back + front + win)
+    assert sorted(melds(g.hand)) == [("kong", False), ("kong", False)] and MeldGrouper._wins(g.hand)
+    assert "W" not in g.hand and g.hand.endswith("+9s")
+    stray = next(x for x in g.groups if x["kind"] == "stray")
+    assert [g.codes[p] for p in stray["tiles"]] == ["W"] and stray["why"] == "doubted"
+    assert stray["tiles"][0] in g.needs_confirmation and any("left out of the hand" in n for n in g.notes)
+    # read surely, the tile at the row's end is the hand's: the row is not cut into sets without it
+    sure = TileObs((30, 40, 58, 80), "W", confidence=0.95)
+    g = MeldGrouper()([sure] + back + front + win)
+    assert "W" in g.hand

@@ -478,7 +478,7 @@ class MeldGrouper:
             for p, c in mended.items():
                 codes[p] = c
             flagged |= set(mended)
-            lay = layout_of(codes, lay.seen, lay.rows)
+            lay = layout_of(codes, lay.seen, lay.rows, lay.apart)
         runs = [run for row in lay.runs for run in row]
         found = read_structure(lay, self.low_confidence)
         notes = said + found.notes

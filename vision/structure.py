@@ -21,6 +21,8 @@ larger in the photo, need a larger gap):
 - :func:`turned_sets`: a run with a tile turned sideways holds melded sets, each with a turned
   tile; a single turned tile at the end of the concealed row, with no set of its own, is the
   winning tile laid there; a turned tile that makes no set is taken as concealed and marked.
+- :func:`doubtful_ends`: a tile read unsurely at the end of a row that makes sets without it (a
+  marker, a die) is left out of the row and of the hand, marked for a person.
 - :func:`concealed_row`: the concealed tiles are the row with no turned tile whose tiles do not cut
   into sets (the concealed part holds the pair), whichever side of it the melds lie.
 - :func:`placed_sets`: tiles laid apart from the concealed row (in another row: in front of it,
@@ -51,6 +53,9 @@ GAP = 0.25  # a step between tile centres this much longer than usual separates 
 #: two runs of a row of melds whose step is at most this much longer than usual are one where their
 #: turned tiles find sets only together (see joined_by_turned)
 MEND_GAP = 0.6
+#: a tile at either end of a row read less surely than this, without which the row would cut into
+#: sets, is left out of the row (see doubtful_ends)
+END_DOUBT = 0.5
 #: a tile under a kong's fourth whose box is under this share of the height of the tiles beside it
 #: shows only a strip of its face: its reading says nothing (see stacked_kongs)
 PART_SHOWN = 0.75
@@ -137,6 +142,7 @@ class Layout:
     rows: list[list[int]]
     runs: list[list[list[int]]]
     main: int
+    apart: list[int] = field(default_factory=list)  # tiles left out of their row (doubtful_ends)
 
     def height(self, p: int) -> float:
         b = self.seen[p].box
@@ -214,11 +220,42 @@ def concealed_row(codes: list[str], seen: list, rows: list[list[int]], runs: lis
     return max(range(len(rows)), key=key) if rows else 0
 
 
-def layout_of(codes: list[str], seen: list, rows: list[list[int]]) -> Layout:
+def layout_of(codes: list[str], seen: list, rows: list[list[int]], apart: list[int] | None = None) -> Layout:
+    """The layout of tiles in ``rows``; ``apart``: tiles already left out of their rows (a layout read
+    again), else those :func:`doubtful_ends` leaves out."""
+    if apart is None:
+        apart = sorted(doubtful_ends(codes, seen, rows))
+    rows = [[p for p in r if p not in apart] for r in rows]
+    rows = [r for r in rows if r]
     runs = [runs_of(seen, r) for r in rows]
-    lay = Layout(codes, seen, rows, runs, concealed_row(codes, seen, rows, runs))
+    lay = Layout(codes, seen, rows, runs, concealed_row(codes, seen, rows, runs), list(apart))
     lay.runs = [joined_by_turned(lay, ri) for ri in range(len(rows))]
     return lay
+
+
+def doubtful_ends(codes: list[str], seen: list, rows: list[list[int]]) -> set[int]:
+    """Tiles to leave out of their rows: in a photo of two or more rows, a row whose tiles (flowers
+    and seasons aside) do not cut into sets but would without its first or last tile, read under
+    ``END_DOUBT`` (a marker, a die or a stray tile at the row's end, read as a tile), while another
+    row does not cut either (it holds the concealed tiles, with their pair)."""
+    def cuts(ps: list[int]) -> bool:
+        tiles = [codes[p] for p in ps if not is_bonus(codes[p])]
+        return len(tiles) >= 3 and cut_sets(tiles) is not None
+
+    if len(rows) < 2:
+        return set()
+    out: dict[int, int] = {}
+    for ri, row in enumerate(rows):
+        tiles = [p for p in row if not is_bonus(codes[p])]
+        if len(tiles) < 4 or cuts(row):
+            continue
+        for end in (tiles[0], tiles[-1]):
+            if seen[end].sure < END_DOUBT and cuts([p for p in row if p != end]):
+                out[ri] = end
+                break
+    if any(not cuts(r) for ri, r in enumerate(rows) if ri not in out):
+        return set(out.values())
+    return set()
 
 
 def joined_by_turned(lay: Layout, ri: int) -> list[list[int]]:
@@ -546,6 +583,11 @@ def read_structure(lay: Layout, unsure: float = 0.8) -> Structure:
         out.append(TileSet(sorted(bonus), "bonus"))
     if concealed:
         out.append(TileSet(concealed, "concealed", False, IN_ROW))
+    if lay.apart:
+        out.append(TileSet(sorted(lay.apart), "stray", why="doubted"))
+        flagged.update(lay.apart)
+        notes += [f"tile {p + 1}, read unsurely as {lay.codes[p]} at the end of a row that makes sets without it, is "
+                  "left out of the hand (a marker or a stray tile?): check it" for p in lay.apart]
     if backs:
         out.append(TileSet(sorted(backs), "stray", why="face-down"))
         notes.append("1 face-down tile that makes no kong is left out of the hand" if len(backs) == 1 else
