@@ -323,3 +323,15 @@ def test_an_unsure_tile_at_the_end_of_a_row_of_kongs_is_left_out_not_read_into_t
     sure = TileObs((30, 40, 58, 80), "W", confidence=0.95)
     g = MeldGrouper()([sure] + back + front + win)
     assert "W" in g.hand
+
+
+def test_a_single_tile_turned_apart_at_the_start_of_the_concealed_row_is_the_winning_tile():
+    # read from the far side (or laid at the left): the winning tile lies turned, apart, before the
+    # concealed tiles; two chows melded in a row of their own, each with a tile turned
+    melds_row = tiles_at(["3s", "2s", "1s"], 40, 40, turned={2}) + tiles_at(["5s", "4s", "3s"], 180, 40, turned={0})
+    win = tiles_at(["5s"], 20, 120, turned={0})
+    row = tiles_at(["7s", "7s", "7s", "5s", "5s", "7p", "7p"], 20 + 40 + 25, 120)
+    g = MeldGrouper()(melds_row + win + row)
+    assert g.hand.endswith("+5s") and not g.winning_guessed and MeldGrouper._wins(g.hand)
+    assert sorted(melds(g.hand)) == [("chow", False), ("chow", False)]
+    assert not any("makes no set" in n for n in g.notes)

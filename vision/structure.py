@@ -30,7 +30,7 @@ larger in the photo, need a larger gap):
   unless a tile of it is turned: many players leave gaps between their own sets.
 - :func:`four_alike_apart`: four alike set apart in the concealed row are a melded kong.
 - :func:`winning_apart`: a lone tile apart — at the end of the concealed row first — is the
-  winning tile.
+  winning tile; a single tile turned apart at either end of the concealed row is such a tile.
 
 A melded set always has three or four tiles and is a legal set: a chow, a pung or a kong.
 The other plausible structures are said too (:func:`other_groupings`): a set melded only because
@@ -544,8 +544,8 @@ def read_structure(lay: Layout, unsure: float = 0.8) -> Structure:
                 if not piece:
                     continue
                 if any(lay.turned(p) for p in piece):
-                    if len(piece) == 1 and ri == lay.main and last and tile_runs > 1:
-                        lone.append((piece[0], ri, True))  # a single tile turned at the row's end
+                    if len(piece) == 1 and ri == lay.main and (last or ki == 0) and tile_runs > 1:
+                        lone.append((piece[0], ri, last))  # a single tile turned at the row's end (or start)
                         concealed += piece
                         continue
                     found, rest, won = turned_sets(lay, piece, ri == lay.main and winning is None)
