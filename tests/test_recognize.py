@@ -518,7 +518,7 @@ def test_layout_and_doubts_mark_the_tiles_to_check():
     tiles[1] = TileRead("2m", 0.41, (10, 0, 19, 12), [("3m", 0.3), ("1m", 0.1)])
     rec = Recognition("x.jpg", 40, 12, tiles, [{"tiles": [0, 1, 2], "melded": True, "kind": "chow"},
                                                {"tiles": [3], "melded": False, "kind": "bonus"}], None, [1])
-    assert rec.layout() == "[1m 2m? 3m]  (F1)"
+    assert rec.layout() == "[1m 2m?#2 3m]  (F1)"  # the doubtful tile with the number its check line gives
     assert rec.doubts() == ["tile 2: 2m (41%; or 3m 30%, 1m 10%)"]
     assert rec.to_json()["needs_confirmation"] == [1]
 

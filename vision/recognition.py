@@ -95,11 +95,12 @@ class Recognition:
                    winning_guessed=bool(d.get("winning_guessed")), structures=list(d.get("structures") or []))
 
     def layout(self) -> str:
-        """The tiles as laid out, set by set, each doubtful tile marked ``?`` — what a person checks."""
+        """The tiles as laid out, set by set, each doubtful tile marked ``?`` with its number (``2m?#2``:
+        the "tile 2" a check line names, numbered as in the annotated photo) — what a person checks."""
         flagged = set(self.needs_confirmation)
         parts = []
         for g in self.groups:
-            codes = " ".join(self.tiles[p].code + ("?" if p in flagged else "") for p in g["tiles"])
+            codes = " ".join(self.tiles[p].code + (f"?#{p + 1}" if p in flagged else "") for p in g["tiles"])
             if g["kind"] == "stray":
                 parts.append(f"· left out: {codes}")
                 continue
