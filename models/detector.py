@@ -49,7 +49,7 @@ from datasets.synthetic import VERSION as SYNTHETIC_VERSION, paste
 from mjcam.vision.locate import decode, search_settings
 from mjcam.vision.session import ModelError
 from models.backbones import MobileNetV2, pretrained
-from models.fitting import Numbered, view_rng
+from models.fitting import Numbered, view_rng, views_per_second
 from models.onnx_io import export_with_metadata, load_weights, set_metadata
 
 STRIDE = 4
@@ -645,22 +645,6 @@ def _figures(ev: dict) -> str:
     return " ".join(f"t{t}:R{v['recall']:.3f}/P{v['precision']:.3f}" for t, v in ev.items())
 
 
-def _views_per_second(model: DetNet, data: Views, args, device, seconds: float = 20.0) -> float:
-    """Training views a second on this machine (views made, the network trained on them); the
-    weights it leaves are thrown away."""
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
-    n, t0 = 0, None
-    for batch in _loader(data, args, args.batch * 10_000):
-        _step(model, batch, opt, device)
-        if t0 is None:  # after the first batch: the workers have started
-            t0 = time.time()
-        else:
-            n += len(batch[0])
-            if time.time() - t0 > seconds:
-                break
-    return n / max(1e-6, time.time() - t0)
-
-
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="../shared/data")
@@ -784,11 +768,10 @@ def main(argv=None) -> None:
         print(f"fine-tuning from {args.init}", flush=True)
     model.to(device)
     if args.budget_s:  # size the epochs to the time given, from the views a second this machine trains
-        initial = {k: v.clone() for k, v in model.state_dict().items()}
-        rate = _views_per_second(model, data, args, device)
+        rate = views_per_second(model, _loader(data, args, args.batch * 10_000),
+                                lambda opt, batch: _step(model, batch, opt, device), seconds=20.0)
         args.per_epoch = max(args.batch, int(rate * args.budget_s / args.epochs) // args.batch * args.batch)
         print(f"{rate:.0f} views a second: --epochs {args.epochs} --per-epoch {args.per_epoch}", flush=True)
-        model.load_state_dict(initial)
     loader = _loader(data, args, args.per_epoch)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * len(loader)

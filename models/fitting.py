@@ -125,19 +125,20 @@ def step(model: nn.Module, loss_fn, opt, x: torch.Tensor, y: torch.Tensor, devic
     return loss
 
 
-def views_per_second(model: nn.Module, loader: DataLoader, device: torch.device, seconds: float = 15.0) -> float:
-    """Training views a second on this machine (views made, the network trained on them); the
-    weights are as they were when it returns."""
+def views_per_second(model: nn.Module, loader: DataLoader, train_step, seconds: float = 15.0) -> float:
+    """Training views a second on this machine (views made, the network trained on them):
+    ``train_step(opt, batch)`` trains ``model`` on one batch of ``loader`` (its first tensor the
+    views) with the optimiser given. The weights are as they were when it returns."""
     initial = {k: v.clone() for k, v in model.state_dict().items()}
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
-    loss_fn, n, t0 = nn.CrossEntropyLoss(), 0, None
+    n, t0 = 0, None
     model.train()
-    for x, y in loader:
-        step(model, loss_fn, opt, x, y, device)
+    for batch in loader:
+        train_step(opt, batch)
         if t0 is None:  # after the first batch: the workers have started
             t0 = time.time()
         else:
-            n += len(y)
+            n += len(batch[0])
             if time.time() - t0 > seconds:
                 break
     model.load_state_dict(initial)

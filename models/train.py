@@ -34,8 +34,8 @@ from mjcam.vision.preprocess import to_tensor
 
 from . import eight_bit
 from .backbones import BACKBONES, pretrained
-from .fitting import (Numbered, cached, export_onnx, fit, holdout_batches, read_pack, view_rng, views_per_second,
-                      write_pack)
+from .fitting import (Numbered, cached, export_onnx, fit, holdout_batches, read_pack, step, view_rng,
+                      views_per_second, write_pack)
 from .onnx_io import weights_from_onnx
 
 MEAN = (0.485, 0.456, 0.406)  # ImageNet's, as the backbones were trained with
@@ -354,7 +354,9 @@ def main(argv=None) -> None:
         model = eight_bit.taught_shape(model)
     model.to(device)
     if a.budget_s:  # the epochs sized to the time given, from the views a second this machine trains
-        rate = views_per_second(model, loader_of(a.batch * 100_000), device)
+        loss_fn = torch.nn.CrossEntropyLoss()
+        rate = views_per_second(model, loader_of(a.batch * 100_000),
+                                lambda opt, batch: step(model, loss_fn, opt, *batch, device))
         a.per_epoch = max(a.batch, int(rate * a.budget_s / a.epochs) // a.batch * a.batch)
         print(f"{rate:.0f} views a second: --epochs {a.epochs} --per-epoch {a.per_epoch}", flush=True)
     loader = loader_of(a.per_epoch)

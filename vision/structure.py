@@ -244,16 +244,17 @@ def doubtful_ends(codes: list[str], seen: list, rows: list[list[int]]) -> set[in
 
     if len(rows) < 2:
         return set()
+    cut = [cuts(row) for row in rows]
     out: dict[int, int] = {}
     for ri, row in enumerate(rows):
         tiles = [p for p in row if not is_bonus(codes[p])]
-        if len(tiles) < 4 or cuts(row):
+        if len(tiles) < 4 or cut[ri]:
             continue
         for end in (tiles[0], tiles[-1]):
             if seen[end].sure < END_DOUBT and cuts([p for p in row if p != end]):
                 out[ri] = end
                 break
-    if any(not cuts(r) for ri, r in enumerate(rows) if ri not in out):
+    if any(not cut[ri] for ri in range(len(rows)) if ri not in out):
         return set(out.values())
     return set()
 

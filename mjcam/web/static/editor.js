@@ -81,17 +81,18 @@ const BONUS_CODE = /^[FS][1-4]$/;
 // is no playable tile (a face-down "back") is written last as it is, so the hand names it; `joined`: one
 // piece, no spaces (a set)
 const HONOURS = ["E", "S", "W", "N", "Rd", "Gd", "Wd"];
+const NUMBER_CODE = /^[1-9][mps]$/;
 function compact(codes, joined = false) {
   const parts = [];
   for (const suit of "mps") {
-    const nums = codes.filter((c) => /^[1-9][mps]$/.test(c) && c[1] === suit).map((c) => c[0]).sort();
+    const nums = codes.filter((c) => NUMBER_CODE.test(c) && c[1] === suit).map((c) => c[0]).sort();
     if (nums.length) parts.push(nums.join("") + suit);
   }
   for (const h of HONOURS) {
     const n = codes.filter((c) => c === h).length;
     if (n) parts.push(h.repeat(n));
   }
-  parts.push(...codes.filter((c) => !/^[1-9][mps]$/.test(c) && !HONOURS.includes(c)));
+  parts.push(...codes.filter((c) => !NUMBER_CODE.test(c) && !HONOURS.includes(c)));
   return parts.join(joined ? "" : " ");
 }
 
